@@ -1,0 +1,414 @@
+package io.agentbus.config;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * How to reach and run one MCP server: one entry of the {@code mcpServers} object in
+ * {@code conf/mcp.json} (the Claude Desktop / Cursor / VS Code format), plus Agentbus'
+ * optional tuning fields. The JSON form read by {@link #McpServerOptions(JsonObject)} and
+ * written by {@link #toJson()} is that same entry shape with a {@code name} added.
+ */
+public class McpServerOptions {
+
+  /** How the server is reached. */
+  public enum Transport {
+    /** A child process speaking newline-delimited JSON-RPC on stdin/stdout. */
+    STDIO,
+    /** Streamable HTTP only. */
+    HTTP,
+    /** Legacy HTTP+SSE (2024-11-05) only. */
+    SSE,
+    /** Streamable HTTP, falling back to legacy HTTP+SSE (a plain {@code url}). */
+    AUTO_HTTP
+  }
+
+  public static final long DEFAULT_TIMEOUT_MS = 60_000;
+  public static final long DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+  public static final long DEFAULT_MAX_TOTAL_TIMEOUT_MS = 600_000;
+  public static final int DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+  public static final int DEFAULT_MAX_PENDING_REQUESTS = 4096;
+  public static final int DEFAULT_MAX_CONCURRENT_CALLS = 64;
+  public static final int DEFAULT_MAX_QUEUED_CALLS = 1024;
+  public static final long DEFAULT_SHUTDOWN_GRACE_MS = 2_000;
+  public static final long DEFAULT_TERMINATE_GRACE_MS = 2_000;
+  public static final long DEFAULT_RESTART_INITIAL_BACKOFF_MS = 500;
+  public static final long DEFAULT_RESTART_MAX_BACKOFF_MS = 30_000;
+  public static final int DEFAULT_DOWN_AFTER_FAILURES = 5;
+
+  /** Server names become event-bus address segments and tool-name prefixes. */
+  public static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+
+  private String name;
+  private Transport transport = Transport.STDIO;
+  private String command;
+  private List<String> args = new ArrayList<>();
+  private Map<String, String> env = new LinkedHashMap<>();
+  private String cwd;
+  private String url;
+  private Map<String, String> headers = new LinkedHashMap<>();
+  private boolean disabled;
+  private List<String> allowedTools = new ArrayList<>();
+  private List<String> disabledTools = new ArrayList<>();
+  private long timeoutMs = DEFAULT_TIMEOUT_MS;
+  private long connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
+  private long maxTotalTimeoutMs = DEFAULT_MAX_TOTAL_TIMEOUT_MS;
+  private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
+  private int maxPendingRequests = DEFAULT_MAX_PENDING_REQUESTS;
+  private int maxConcurrentCalls = DEFAULT_MAX_CONCURRENT_CALLS;
+  private int maxQueuedCalls = DEFAULT_MAX_QUEUED_CALLS;
+  private long shutdownGraceMs = DEFAULT_SHUTDOWN_GRACE_MS;
+  private long terminateGraceMs = DEFAULT_TERMINATE_GRACE_MS;
+  private long restartInitialBackoffMs = DEFAULT_RESTART_INITIAL_BACKOFF_MS;
+  private long restartMaxBackoffMs = DEFAULT_RESTART_MAX_BACKOFF_MS;
+  private int downAfterFailures = DEFAULT_DOWN_AFTER_FAILURES;
+
+  public McpServerOptions() {
+  }
+
+  public McpServerOptions(McpServerOptions other) {
+    this(other.toJson());
+  }
+
+  /** Reads the entry shape (already expanded, names as in {@link #toJson()}). */
+  public McpServerOptions(JsonObject json) {
+    String owner = "server '" + json.getString("name", "?") + "'";
+    JsonFields f = new JsonFields(json, owner);
+    name = f.string("name");
+    command = f.string("command");
+    url = f.string("url");
+    transport = transportOf(f.string("type"), command, url, owner);
+    args = orElse(f.stringList("args"), new ArrayList<>());
+    env = orElse(f.stringMap("env"), new LinkedHashMap<>());
+    cwd = f.string("cwd");
+    headers = orElse(f.stringMap("headers"), new LinkedHashMap<>());
+    disabled = orElse(f.bool("disabled"), false);
+    allowedTools = orElse(f.stringList("allowedTools"), new ArrayList<>());
+    disabledTools = orElse(f.stringList("disabledTools"), new ArrayList<>());
+    timeoutMs = orElse(f.positiveLong("timeoutMs"), DEFAULT_TIMEOUT_MS);
+    connectTimeoutMs = orElse(f.positiveLong("connectTimeoutMs"), DEFAULT_CONNECT_TIMEOUT_MS);
+    maxTotalTimeoutMs = orElse(f.positiveLong("maxTotalTimeoutMs"), DEFAULT_MAX_TOTAL_TIMEOUT_MS);
+    maxMessageBytes = orElse(f.positiveLong("maxMessageBytes"), (long) DEFAULT_MAX_MESSAGE_BYTES).intValue();
+    maxPendingRequests = orElse(f.positiveLong("maxPendingRequests"), (long) DEFAULT_MAX_PENDING_REQUESTS).intValue();
+    maxConcurrentCalls = orElse(f.positiveLong("maxConcurrentCalls"), (long) DEFAULT_MAX_CONCURRENT_CALLS).intValue();
+    maxQueuedCalls = orElse(f.positiveLong("maxQueuedCalls"), (long) DEFAULT_MAX_QUEUED_CALLS).intValue();
+    shutdownGraceMs = orElse(f.positiveLong("shutdownGraceMs"), DEFAULT_SHUTDOWN_GRACE_MS);
+    terminateGraceMs = orElse(f.positiveLong("terminateGraceMs"), DEFAULT_TERMINATE_GRACE_MS);
+    JsonObject restart = orElse(f.object("restart"), new JsonObject());
+    JsonFields r = new JsonFields(restart, owner + " restart");
+    restartInitialBackoffMs = orElse(r.positiveLong("initialBackoffMs"), DEFAULT_RESTART_INITIAL_BACKOFF_MS);
+    restartMaxBackoffMs = orElse(r.positiveLong("maxBackoffMs"), DEFAULT_RESTART_MAX_BACKOFF_MS);
+    downAfterFailures = orElse(r.positiveLong("downAfterFailures"), (long) DEFAULT_DOWN_AFTER_FAILURES).intValue();
+  }
+
+  /**
+   * Reads one {@code mcpServers} entry: checks every known field's type, expands
+   * {@code ${VAR}} references and checks that the entry names a command or a url. Errors
+   * name the server and the field.
+   */
+  public static McpServerOptions fromJson(String name, Object entry, EnvExpander expander) {
+    Objects.requireNonNull(name, "'name' cannot be null");
+    String owner = "server '" + name + "'";
+    if (!NAME.matcher(name).matches()) {
+      throw new ConfigException(owner + ": the name must be 1-64 characters of [A-Za-z0-9_-]");
+    }
+    if (!(entry instanceof JsonObject json)) {
+      throw new ConfigException(owner + ": the entry must be an object");
+    }
+    JsonObject copy = json.copy().put("name", name);
+    McpServerOptions options = new McpServerOptions(copy);
+    if (options.disabled) {
+      return options;
+    }
+    options.command = expander.expand(options.command, owner + ": command");
+    options.url = expander.expand(options.url, owner + ": url");
+    options.cwd = expander.expand(options.cwd, owner + ": cwd");
+    List<String> args = new ArrayList<>();
+    for (int i = 0; i < options.args.size(); i++) {
+      args.add(expander.expand(options.args.get(i), owner + ": args[" + i + "]"));
+    }
+    options.args = args;
+    options.env.replaceAll((k, v) -> expander.expand(v, owner + ": env." + k));
+    options.headers.replaceAll((k, v) -> expander.expand(v, owner + ": headers." + k));
+    if (options.transport == Transport.STDIO) {
+      if (options.command == null || options.command.isBlank()) {
+        throw new ConfigException(owner + ": field 'command' is required for a stdio server (or give a 'url')");
+      }
+    } else if (options.url == null || !(options.url.startsWith("http://") || options.url.startsWith("https://"))) {
+      throw new ConfigException(owner + ": field 'url' must be an http:// or https:// URL");
+    }
+    return options;
+  }
+
+  private static Transport transportOf(String type, String command, String url, String owner) {
+    if (type == null) {
+      return command == null && url != null ? Transport.AUTO_HTTP : Transport.STDIO;
+    }
+    switch (type) {
+      case "stdio":
+        return Transport.STDIO;
+      case "http":
+      case "streamableHttp":
+      case "streamable-http":
+        return Transport.HTTP;
+      case "sse":
+        return Transport.SSE;
+      case "auto":
+        return Transport.AUTO_HTTP;
+      default:
+        throw new ConfigException(owner + ": field 'type' must be one of stdio, http, sse");
+    }
+  }
+
+  private static <T> T orElse(T value, T fallback) {
+    return value != null ? value : fallback;
+  }
+
+  /** @return the entry shape, with {@code name}; holds env and header values, so never log it */
+  public JsonObject toJson() {
+    JsonObject restart = new JsonObject()
+      .put("initialBackoffMs", restartInitialBackoffMs)
+      .put("maxBackoffMs", restartMaxBackoffMs)
+      .put("downAfterFailures", downAfterFailures);
+    JsonObject json = new JsonObject()
+      .put("name", name)
+      .put("type", switch (transport) {
+        case STDIO -> "stdio";
+        case HTTP -> "http";
+        case SSE -> "sse";
+        case AUTO_HTTP -> "auto";
+      })
+      .put("args", new JsonArray(new ArrayList<>(args)))
+      .put("env", new JsonObject(new LinkedHashMap<>(env)))
+      .put("headers", new JsonObject(new LinkedHashMap<>(headers)))
+      .put("disabled", disabled)
+      .put("allowedTools", new JsonArray(new ArrayList<>(allowedTools)))
+      .put("disabledTools", new JsonArray(new ArrayList<>(disabledTools)))
+      .put("timeoutMs", timeoutMs)
+      .put("connectTimeoutMs", connectTimeoutMs)
+      .put("maxTotalTimeoutMs", maxTotalTimeoutMs)
+      .put("maxMessageBytes", maxMessageBytes)
+      .put("maxPendingRequests", maxPendingRequests)
+      .put("maxConcurrentCalls", maxConcurrentCalls)
+      .put("maxQueuedCalls", maxQueuedCalls)
+      .put("shutdownGraceMs", shutdownGraceMs)
+      .put("terminateGraceMs", terminateGraceMs)
+      .put("restart", restart);
+    if (command != null) {
+      json.put("command", command);
+    }
+    if (cwd != null) {
+      json.put("cwd", cwd);
+    }
+    if (url != null) {
+      json.put("url", url);
+    }
+    return json;
+  }
+
+  @Override
+  public String toString() {
+    return transport == Transport.STDIO ? "McpServerOptions[" + name + ": " + command + "]"
+      : "McpServerOptions[" + name + ": " + UrlRedaction.redact(url) + "]";
+  }
+
+  private static int positive(long value, String field) {
+    if (value < 1 || value > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(field + " must be between 1 and " + Integer.MAX_VALUE);
+    }
+    return (int) value;
+  }
+
+  private static long positiveMs(long value, String field) {
+    if (value < 1) {
+      throw new IllegalArgumentException(field + " must be >= 1");
+    }
+    return value;
+  }
+
+  public String getName() { return name; }
+
+  public McpServerOptions setName(String name) {
+    if (name == null || !NAME.matcher(name).matches()) {
+      throw new IllegalArgumentException("name must be 1-64 characters of [A-Za-z0-9_-]");
+    }
+    this.name = name;
+    return this;
+  }
+
+  public Transport getTransport() { return transport; }
+
+  public McpServerOptions setTransport(Transport transport) {
+    this.transport = Objects.requireNonNull(transport, "'transport' cannot be null");
+    return this;
+  }
+
+  public String getCommand() { return command; }
+
+  public McpServerOptions setCommand(String command) {
+    this.command = command;
+    return this;
+  }
+
+  public List<String> getArgs() { return args; }
+
+  public McpServerOptions setArgs(List<String> args) {
+    this.args = new ArrayList<>(Objects.requireNonNull(args, "'args' cannot be null"));
+    return this;
+  }
+
+  /** @return extra environment for a stdio child, on top of the safe inherited variables */
+  public Map<String, String> getEnv() { return env; }
+
+  public McpServerOptions setEnv(Map<String, String> env) {
+    this.env = new LinkedHashMap<>(Objects.requireNonNull(env, "'env' cannot be null"));
+    return this;
+  }
+
+  public String getCwd() { return cwd; }
+
+  public McpServerOptions setCwd(String cwd) {
+    this.cwd = cwd;
+    return this;
+  }
+
+  public String getUrl() { return url; }
+
+  public McpServerOptions setUrl(String url) {
+    this.url = url;
+    return this;
+  }
+
+  /** @return HTTP headers sent on every request (may hold tokens: never logged) */
+  public Map<String, String> getHeaders() { return headers; }
+
+  public McpServerOptions setHeaders(Map<String, String> headers) {
+    this.headers = new LinkedHashMap<>(Objects.requireNonNull(headers, "'headers' cannot be null"));
+    return this;
+  }
+
+  public boolean isDisabled() { return disabled; }
+
+  public McpServerOptions setDisabled(boolean disabled) {
+    this.disabled = disabled;
+    return this;
+  }
+
+  /** @return tool names or {@code *} globs to expose; empty means all */
+  public List<String> getAllowedTools() { return allowedTools; }
+
+  public McpServerOptions setAllowedTools(List<String> allowedTools) {
+    this.allowedTools = new ArrayList<>(Objects.requireNonNull(allowedTools, "'allowedTools' cannot be null"));
+    return this;
+  }
+
+  /** @return tool names or {@code *} globs to hide (applied after {@link #getAllowedTools()}) */
+  public List<String> getDisabledTools() { return disabledTools; }
+
+  public McpServerOptions setDisabledTools(List<String> disabledTools) {
+    this.disabledTools = new ArrayList<>(Objects.requireNonNull(disabledTools, "'disabledTools' cannot be null"));
+    return this;
+  }
+
+  /** @return default per-request timeout in ms */
+  public long getTimeoutMs() { return timeoutMs; }
+
+  public McpServerOptions setTimeoutMs(long timeoutMs) {
+    this.timeoutMs = positiveMs(timeoutMs, "timeoutMs");
+    return this;
+  }
+
+  /** @return time allowed from spawn/connect to a ready, initialized connection */
+  public long getConnectTimeoutMs() { return connectTimeoutMs; }
+
+  public McpServerOptions setConnectTimeoutMs(long connectTimeoutMs) {
+    this.connectTimeoutMs = positiveMs(connectTimeoutMs, "connectTimeoutMs");
+    return this;
+  }
+
+  /** @return hard maximum for one request even while progress keeps arriving */
+  public long getMaxTotalTimeoutMs() { return maxTotalTimeoutMs; }
+
+  public McpServerOptions setMaxTotalTimeoutMs(long maxTotalTimeoutMs) {
+    this.maxTotalTimeoutMs = positiveMs(maxTotalTimeoutMs, "maxTotalTimeoutMs");
+    return this;
+  }
+
+  /** @return the largest inbound message (stdio line, SSE event) accepted, in bytes */
+  public int getMaxMessageBytes() { return maxMessageBytes; }
+
+  public McpServerOptions setMaxMessageBytes(int maxMessageBytes) {
+    this.maxMessageBytes = positive(maxMessageBytes, "maxMessageBytes");
+    return this;
+  }
+
+  /** @return how many requests may wait for an answer on one connection */
+  public int getMaxPendingRequests() { return maxPendingRequests; }
+
+  public McpServerOptions setMaxPendingRequests(int maxPendingRequests) {
+    this.maxPendingRequests = positive(maxPendingRequests, "maxPendingRequests");
+    return this;
+  }
+
+  /** @return how many tool calls the server verticle runs at once; more are queued */
+  public int getMaxConcurrentCalls() { return maxConcurrentCalls; }
+
+  public McpServerOptions setMaxConcurrentCalls(int maxConcurrentCalls) {
+    this.maxConcurrentCalls = positive(maxConcurrentCalls, "maxConcurrentCalls");
+    return this;
+  }
+
+  /** @return how many tool calls may wait for a slot before calls are refused */
+  public int getMaxQueuedCalls() { return maxQueuedCalls; }
+
+  public McpServerOptions setMaxQueuedCalls(int maxQueuedCalls) {
+    this.maxQueuedCalls = positive(maxQueuedCalls, "maxQueuedCalls");
+    return this;
+  }
+
+  /** @return time a stdio child gets to exit after its stdin is closed, before SIGTERM */
+  public long getShutdownGraceMs() { return shutdownGraceMs; }
+
+  public McpServerOptions setShutdownGraceMs(long shutdownGraceMs) {
+    this.shutdownGraceMs = positiveMs(shutdownGraceMs, "shutdownGraceMs");
+    return this;
+  }
+
+  /** @return time a stdio child gets after SIGTERM, before SIGKILL */
+  public long getTerminateGraceMs() { return terminateGraceMs; }
+
+  public McpServerOptions setTerminateGraceMs(long terminateGraceMs) {
+    this.terminateGraceMs = positiveMs(terminateGraceMs, "terminateGraceMs");
+    return this;
+  }
+
+  /** @return first restart delay after a crash; doubles per consecutive failure */
+  public long getRestartInitialBackoffMs() { return restartInitialBackoffMs; }
+
+  public McpServerOptions setRestartInitialBackoffMs(long ms) {
+    this.restartInitialBackoffMs = positiveMs(ms, "restart.initialBackoffMs");
+    return this;
+  }
+
+  /** @return the cap on the restart delay (also the retry pace once DOWN) */
+  public long getRestartMaxBackoffMs() { return restartMaxBackoffMs; }
+
+  public McpServerOptions setRestartMaxBackoffMs(long ms) {
+    this.restartMaxBackoffMs = positiveMs(ms, "restart.maxBackoffMs");
+    return this;
+  }
+
+  /** @return consecutive failed starts after which the server is reported DOWN */
+  public int getDownAfterFailures() { return downAfterFailures; }
+
+  public McpServerOptions setDownAfterFailures(int downAfterFailures) {
+    this.downAfterFailures = positive(downAfterFailures, "restart.downAfterFailures");
+    return this;
+  }
+}

@@ -1,0 +1,78 @@
+package io.agentbus.mcp;
+
+import io.vertx.core.Handler;
+
+/**
+ * Per-call settings for {@link McpClient#callTool}. Unset values fall back to the
+ * server's options.
+ */
+public class CallOptions {
+
+  private Long timeoutMs;
+  private Long maxTotalTimeoutMs;
+  private boolean resetTimeoutOnProgress = true;
+  private Handler<ProgressUpdate> progressHandler;
+
+  public CallOptions() {
+  }
+
+  public CallOptions(CallOptions other) {
+    this.timeoutMs = other.timeoutMs;
+    this.maxTotalTimeoutMs = other.maxTotalTimeoutMs;
+    this.resetTimeoutOnProgress = other.resetTimeoutOnProgress;
+    this.progressHandler = other.progressHandler;
+  }
+
+  /** @return the idle timeout in ms, or {@code null} for the server default */
+  public Long getTimeoutMs() {
+    return timeoutMs;
+  }
+
+  /** Sets the timeout in ms; with progress it is the time allowed between updates. */
+  public CallOptions setTimeoutMs(long timeoutMs) {
+    if (timeoutMs < 1) {
+      throw new IllegalArgumentException("timeoutMs must be >= 1");
+    }
+    this.timeoutMs = timeoutMs;
+    return this;
+  }
+
+  /** @return the hard maximum in ms even when progress keeps arriving, or {@code null} */
+  public Long getMaxTotalTimeoutMs() {
+    return maxTotalTimeoutMs;
+  }
+
+  /** Sets the hard maximum duration of the call, whatever progress arrives. */
+  public CallOptions setMaxTotalTimeoutMs(long maxTotalTimeoutMs) {
+    if (maxTotalTimeoutMs < 1) {
+      throw new IllegalArgumentException("maxTotalTimeoutMs must be >= 1");
+    }
+    this.maxTotalTimeoutMs = maxTotalTimeoutMs;
+    return this;
+  }
+
+  /** @return whether a progress update restarts the timeout clock (default true) */
+  public boolean isResetTimeoutOnProgress() {
+    return resetTimeoutOnProgress;
+  }
+
+  /** Sets whether a progress update restarts the timeout clock. */
+  public CallOptions setResetTimeoutOnProgress(boolean reset) {
+    this.resetTimeoutOnProgress = reset;
+    return this;
+  }
+
+  /** @return the progress handler, or {@code null} when no progress was asked for */
+  public Handler<ProgressUpdate> getProgressHandler() {
+    return progressHandler;
+  }
+
+  /**
+   * Asks the server for progress ({@code _meta.progressToken}) and receives each update
+   * on the client's context.
+   */
+  public CallOptions setProgressHandler(Handler<ProgressUpdate> progressHandler) {
+    this.progressHandler = progressHandler;
+    return this;
+  }
+}
