@@ -1,0 +1,33 @@
+package io.agentbus.bus;
+
+/** Values of the {@code action} header of event-bus requests. */
+public final class Actions {
+
+  /** The header that names the operation. */
+  public static final String HEADER = "action";
+
+  /** MCP server: reply {@code {server, status, tools: [raw MCP tool definitions]}}. */
+  public static final String TOOLS_LIST = "tools/list";
+  /**
+   * MCP server: body {@code {name, arguments, timeoutMs?, progressAddress?}}; reply the
+   * MCP {@code CallToolResult} ({@code isError: true} is a reply, not a failure).
+   */
+  public static final String TOOLS_CALL = "tools/call";
+  /** MCP server: reply its status document. */
+  public static final String STATUS = "status";
+
+  /** Dispatcher: run one assistant message's tool_use blocks. */
+  public static final String DISPATCH = "dispatch";
+
+  /** Conversation: create one. */
+  public static final String CREATE = "create";
+  /** Conversation: send a user message and run the turn. */
+  public static final String SEND = "send";
+  /** Conversation: history and usage. */
+  public static final String GET = "get";
+  /** Conversation: forget it. */
+  public static final String DELETE = "delete";
+
+  private Actions() {
+  }
+}

@@ -1,0 +1,43 @@
+package io.agentbus.bus;
+
+/**
+ * Every event-bus address Agentbus uses. Requests carry a {@link Actions} name in the
+ * {@code action} header and a JSON body; failures are {@code ReplyException}s with a
+ * {@link FailureCodes} code. Addresses are stable so a clustered bus can carry them.
+ */
+public final class Addresses {
+
+  /** Prefix of the per-MCP-server request address: {@code agentbus.mcp.<server>}. */
+  public static final String MCP_PREFIX = "agentbus.mcp.";
+  /** Published by every MCP server verticle on a tool-list change: {@code {server, tools}}. */
+  public static final String MCP_TOOLS_CHANGED_ALL = "agentbus.events.mcp.tools-changed";
+  /** Published by every MCP server verticle on a status change (see {@code ServerStatus}). */
+  public static final String MCP_STATUS_ALL = "agentbus.events.mcp.status";
+  /** The dispatcher: one assistant turn's tool_use blocks in, one user message out. */
+  public static final String DISPATCH = "agentbus.dispatch";
+  /** The conversation service: actions create, send, get, delete. */
+  public static final String CONVERSATION = "agentbus.conversation";
+
+  private Addresses() {
+  }
+
+  /** @return the request address of one MCP server: actions tools/list, tools/call, status */
+  public static String mcp(String server) {
+    return MCP_PREFIX + server;
+  }
+
+  /** @return where one server's tool-list changes are published */
+  public static String mcpToolsChanged(String server) {
+    return MCP_PREFIX + server + ".tools-changed";
+  }
+
+  /** @return where one server's status changes are published */
+  public static String mcpStatus(String server) {
+    return MCP_PREFIX + server + ".status";
+  }
+
+  /** @return where one conversation's turn events are published */
+  public static String conversationEvents(String conversationId) {
+    return CONVERSATION + "." + conversationId + ".events";
+  }
+}
