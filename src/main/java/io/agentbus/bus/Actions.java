@@ -19,6 +19,12 @@ public final class Actions {
   /** Dispatcher: run one assistant message's tool_use blocks. */
   public static final String DISPATCH = "dispatch";
 
+  /**
+   * Catalog: body {@code {provider?: "anthropic"|"openai", version?}}; reply the snapshot
+   * (Actions.GET is shared with the conversation service: same word, other address).
+   */
+  public static final String CATALOG_GET = "get";
+
   /** Conversation: create one. */
   public static final String CREATE = "create";
   /** Conversation: send a user message and run the turn. */

@@ -15,6 +15,10 @@ public final class Addresses {
   public static final String MCP_STATUS_ALL = "agentbus.events.mcp.status";
   /** The dispatcher: one assistant turn's tool_use blocks in, one user message out. */
   public static final String DISPATCH = "agentbus.dispatch";
+  /** The tool catalog: action {@code get} returns the current (or a recent) snapshot. */
+  public static final String CATALOG = "agentbus.catalog";
+  /** Published by the catalog after each rebuild: {@code {version, tools: [model-side names]}}. */
+  public static final String CATALOG_CHANGED = "agentbus.events.catalog.changed";
   /** The conversation service: actions create, send, get, delete. */
   public static final String CONVERSATION = "agentbus.conversation";
 

@@ -1,0 +1,173 @@
+package io.agentbus.catalog;
+
+import io.agentbus.bus.Actions;
+import io.agentbus.bus.Addresses;
+import io.agentbus.bus.FailureCodes;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Builds the {@link ToolCatalog}: lists the tools of every configured MCP server verticle at
+ * start ({@code tools/list} on {@code agentbus.mcp.<server>}), then rebuilds on each
+ * {@code tools-changed} event and drops a server's tools when it reports {@code STOPPED}.
+ * Serves {@code get} on {@link Addresses#CATALOG} and publishes
+ * {@link Addresses#CATALOG_CHANGED} after each rebuild. Deploy one instance.
+ *
+ * <p>Config: {@code {servers: ["name", ...], listTimeoutMs?: 30000}}, or pass them to the
+ * constructor. Start completes once every listed server answered or failed (a server that
+ * is not up yet joins the catalog with its first tools-changed event).
+ */
+public class CatalogVerticle extends VerticleBase {
+
+  private static final Logger log = LoggerFactory.getLogger(CatalogVerticle.class);
+  /** Default time allowed for the initial {@code tools/list} of one server. */
+  public static final long DEFAULT_LIST_TIMEOUT_MS = 30_000;
+
+  private final ToolCatalog catalog;
+  private List<String> servers;
+  private long listTimeoutMs = DEFAULT_LIST_TIMEOUT_MS;
+  private final Map<String, List<JsonObject>> tools = new LinkedHashMap<>();
+  /** Bumped on every event for a server, so a slower tools/list reply cannot undo it. */
+  private final Map<String, Long> generation = new HashMap<>();
+
+  /** Servers and timeout come from {@code config()}; the catalog is {@link ToolCatalog#shared}. */
+  public CatalogVerticle() {
+    this(null, null);
+  }
+
+  /**
+   * @param catalog where snapshots are published ({@code null}: {@link ToolCatalog#shared})
+   * @param servers the MCP server names to list at start ({@code null}: from config)
+   */
+  public CatalogVerticle(ToolCatalog catalog, List<String> servers) {
+    this.catalog = catalog;
+    this.servers = servers == null ? null : List.copyOf(servers);
+  }
+
+  private ToolCatalog catalog() {
+    return catalog != null ? catalog : ToolCatalog.shared(vertx);
+  }
+
+  @Override
+  public Future<?> start() {
+    if (servers == null) {
+      JsonArray configured = config().getJsonArray("servers", new JsonArray());
+      List<String> names = new ArrayList<>();
+      configured.forEach(s -> names.add(String.valueOf(s)));
+      servers = List.copyOf(names);
+    }
+    listTimeoutMs = config().getLong("listTimeoutMs", DEFAULT_LIST_TIMEOUT_MS);
+    MessageConsumer<JsonObject> changed = vertx.eventBus().localConsumer(Addresses.MCP_TOOLS_CHANGED_ALL, this::onToolsChanged);
+    MessageConsumer<JsonObject> status = vertx.eventBus().localConsumer(Addresses.MCP_STATUS_ALL, this::onStatus);
+    MessageConsumer<JsonObject> api = vertx.eventBus().localConsumer(Addresses.CATALOG, this::onRequest);
+    return Future.all(changed.completion(), status.completion(), api.completion())
+      .compose(v -> {
+        List<Future<Void>> lists = new ArrayList<>();
+        servers.forEach(s -> lists.add(listInitial(s)));
+        return Future.join(lists);
+      })
+      .map(v -> {
+        rebuild("start");
+        return null;
+      });
+  }
+
+  private Future<Void> listInitial(String server) {
+    long gen = generation.getOrDefault(server, 0L);
+    DeliveryOptions options = new DeliveryOptions().addHeader(Actions.HEADER, Actions.TOOLS_LIST).setSendTimeout(listTimeoutMs);
+    return vertx.eventBus().<JsonObject>request(Addresses.mcp(server), new JsonObject(), options)
+      .map(reply -> {
+        if (generation.getOrDefault(server, 0L) == gen) {
+          tools.put(server, toolList(reply.body().getJsonArray("tools")));
+        }
+        return (Void) null;
+      })
+      .recover(err -> {
+        log.info("catalog: server '{}' did not list its tools yet ({}); it joins on its next tools-changed event", server, err.getMessage());
+        return Future.succeededFuture();
+      });
+  }
+
+  private static List<JsonObject> toolList(JsonArray array) {
+    List<JsonObject> out = new ArrayList<>();
+    if (array != null) {
+      array.forEach(t -> {
+        if (t instanceof JsonObject o) {
+          out.add(o);
+        }
+      });
+    }
+    return out;
+  }
+
+  private void onToolsChanged(Message<JsonObject> msg) {
+    JsonObject body = msg.body();
+    String server = body == null ? null : body.getString("server");
+    if (server == null) {
+      log.warn("catalog: tools-changed event without a server ignored");
+      return;
+    }
+    generation.merge(server, 1L, Long::sum);
+    tools.put(server, toolList(body.getJsonArray("tools")));
+    rebuild("tools of '" + server + "' changed");
+  }
+
+  private void onStatus(Message<JsonObject> msg) {
+    JsonObject body = msg.body();
+    if (body != null && "STOPPED".equals(body.getString("status")) && tools.containsKey(body.getString("server"))) {
+      String server = body.getString("server");
+      generation.merge(server, 1L, Long::sum);
+      tools.remove(server);
+      rebuild("server '" + server + "' stopped");
+    }
+  }
+
+  private void rebuild(String why) {
+    ToolCatalog cat = catalog();
+    CatalogSnapshot previous = cat.current();
+    CatalogSnapshot next = CatalogSnapshot.build(previous.version() + 1, tools, previous);
+    cat.publish(next);
+    log.info("catalog: version {} with {} tools ({})", next.version(), next.size(), why);
+    JsonArray names = new JsonArray();
+    next.entries().forEach(e -> names.add(e.name()));
+    vertx.eventBus().publish(Addresses.CATALOG_CHANGED, new JsonObject().put("version", next.version()).put("tools", names));
+  }
+
+  private void onRequest(Message<JsonObject> msg) {
+    String action = msg.headers().get(Actions.HEADER);
+    if (!Actions.CATALOG_GET.equals(action)) {
+      msg.fail(FailureCodes.NOT_FOUND, "unknown action '" + action + "' on " + Addresses.CATALOG);
+      return;
+    }
+    JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
+    String provider = body.getValue("provider") instanceof String p ? p : null;
+    if (provider != null && !Objects.equals(provider, "anthropic") && !Objects.equals(provider, "openai")) {
+      msg.fail(FailureCodes.BAD_REQUEST, "provider must be \"anthropic\" or \"openai\" (or absent)");
+      return;
+    }
+    CatalogSnapshot snapshot;
+    if (body.getValue("version") instanceof Number v) {
+      snapshot = catalog().version(v.longValue());
+      if (snapshot == null) {
+        msg.fail(FailureCodes.NOT_FOUND, "catalog version " + v + " is no longer retained");
+        return;
+      }
+    } else {
+      snapshot = catalog().current();
+    }
+    msg.reply(snapshot.toJson(provider));
+  }
+}

@@ -1,0 +1,92 @@
+package io.agentbus.dispatch;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A parsed {@code dispatch} request body:
+ * <pre>{@code
+ * {"provider": "anthropic" | "openai",
+ *  "catalogVersion": 7,                 // the snapshot the model request used (optional)
+ *  "content": [ ...assistant content blocks: text, thinking, tool_use... ],
+ *  "timeoutMs": 30000,                  // optional MCP timeout per call
+ *  "eventsAddress": "..."}              // optional: per-call events are published there
+ * }</pre>
+ *
+ * @param provider who will read the results
+ * @param catalogVersion the snapshot version, or {@code null} for the current one
+ * @param calls the tool_use blocks in order
+ * @param timeoutMs the per-call timeout, or {@code null}
+ * @param eventsAddress where to publish per-call events, or {@code null}
+ */
+public record DispatchRequest(Provider provider, Long catalogVersion, List<ToolUse> calls, Long timeoutMs, String eventsAddress) {
+
+  /**
+   * One tool_use block.
+   *
+   * @param id its id
+   * @param name the model-side tool name
+   * @param input the arguments ({@code null} when {@code input} is not an object)
+   * @param invalidArguments the raw arguments string the OpenAI client could not parse, or {@code null}
+   */
+  public record ToolUse(String id, String name, JsonObject input, String invalidArguments) {
+  }
+
+  /** Thrown for a body that cannot be dispatched; the message says why. */
+  public static final class Invalid extends RuntimeException {
+    Invalid(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  /**
+   * Parses and checks a body.
+   *
+   * @throws Invalid when the provider is unknown, {@code content} is not an array, there is
+   *     no tool_use block, a tool_use has no string id, or ids repeat (no call is made then)
+   */
+  public static DispatchRequest parse(JsonObject body) {
+    if (body == null) {
+      throw new Invalid("the body must be a JSON object");
+    }
+    Provider provider = Provider.of(body.getValue("provider") instanceof String p ? p : null);
+    if (provider == null) {
+      throw new Invalid("'provider' must be \"anthropic\" or \"openai\"");
+    }
+    if (!(body.getValue("content") instanceof JsonArray content)) {
+      throw new Invalid("'content' must be the assistant message's content array");
+    }
+    List<ToolUse> calls = new ArrayList<>();
+    Set<String> ids = new LinkedHashSet<>();
+    Set<String> duplicates = new LinkedHashSet<>();
+    for (int i = 0; i < content.size(); i++) {
+      if (!(content.getValue(i) instanceof JsonObject block) || !"tool_use".equals(block.getValue("type"))) {
+        continue;
+      }
+      if (!(block.getValue("id") instanceof String id) || id.isEmpty()) {
+        throw new Invalid("content[" + i + "]: a tool_use block needs a non-empty string 'id'");
+      }
+      if (!ids.add(id)) {
+        duplicates.add(id);
+      }
+      String name = block.getValue("name") instanceof String n ? n : "";
+      JsonObject input = block.getValue("input") instanceof JsonObject o ? o : null;
+      String invalid = block.getValue("_invalid_arguments") != null ? String.valueOf(block.getValue("_invalid_arguments")) : null;
+      calls.add(new ToolUse(id, name, input, invalid));
+    }
+    if (!duplicates.isEmpty()) {
+      throw new Invalid("duplicate tool_use ids " + duplicates + ": each id must be answered exactly once, so nothing was run");
+    }
+    if (calls.isEmpty()) {
+      throw new Invalid("'content' has no tool_use block");
+    }
+    Long version = body.getValue("catalogVersion") instanceof Number v ? v.longValue() : null;
+    Long timeout = body.getValue("timeoutMs") instanceof Number t && t.longValue() > 0 ? t.longValue() : null;
+    String events = body.getValue("eventsAddress") instanceof String a && !a.isBlank() ? a : null;
+    return new DispatchRequest(provider, version, List.copyOf(calls), timeout, events);
+  }
+}
