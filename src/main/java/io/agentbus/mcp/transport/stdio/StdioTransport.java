@@ -189,8 +189,14 @@ public final class StdioTransport implements McpTransport {
     if (exitCode != null) {
       finish();
     } else if (!closing) {
-      LOG.warn("[{}] closed its stdout but is still running; stopping it", name);
-      close();
+      // Usually the exit notification follows at once; a server that keeps running with a
+      // closed stdout is of no use, so it is stopped after the grace time.
+      termTimer = vertx.setTimer(options.getShutdownGraceMs(), t -> {
+        if (!ended) {
+          LOG.warn("[{}] closed its stdout but is still running; stopping it", name);
+          terminate();
+        }
+      });
     }
   }
 
@@ -253,16 +259,21 @@ public final class StdioTransport implements McpTransport {
     termTimer = vertx.setTimer(options.getShutdownGraceMs(), t -> {
       if (!ended) {
         LOG.info("[{}] did not exit after stdin closed; sending SIGTERM", name);
-        process.destroy();
-        termTimer = vertx.setTimer(options.getTerminateGraceMs(), t2 -> {
-          if (!ended) {
-            LOG.warn("[{}] did not exit after SIGTERM; sending SIGKILL", name);
-            ChildProcessReaper.kill(process);
-          }
-        });
+        terminate();
       }
     });
     return closed.future();
+  }
+
+  /** SIGTERM now, SIGKILL (with descendants) after the terminate grace time. */
+  private void terminate() {
+    process.destroy();
+    termTimer = vertx.setTimer(options.getTerminateGraceMs(), t -> {
+      if (!ended) {
+        LOG.warn("[{}] did not exit after SIGTERM; sending SIGKILL", name);
+        ChildProcessReaper.kill(process);
+      }
+    });
   }
 
   @Override
