@@ -128,7 +128,7 @@ public final class SchemaCheck {
     Set<String> lines = new LinkedHashSet<>();
     Set<String> leafLocations = new LinkedHashSet<>();
     for (OutputUnit e : errors) {
-      if (!isWrapper(e)) {
+      if (!isWrapper(e) && !isAdditional(e)) {
         leafLocations.add(e.getInstanceLocation());
       }
     }
