@@ -324,25 +324,33 @@ public final class MockModelServer {
   }
 
   /**
-   * Runs the mock on its own: {@code --port N --mode demo|rules|script --script FILE
-   * [--api-key KEY] [--latency MS] [--max-parallel-tools K]}.
+   * Runs the mock on its own: {@code [--port N] [--host H] [--mode demo|rules|script] [--script FILE]
+   * [--api-key KEY] [--latency MS] [--max-parallel-tools K]}. The port defaults to 8090; a script
+   * file (a JSON array of replies or a script object) implies script mode.
    *
    * @param args the command line
    */
   public static void main(String[] args) {
     MockModelOptions options = new MockModelOptions().setPort(8090);
     String scriptFile = null;
+    boolean modeGiven = false;
     for (int i = 0; i + 1 < args.length; i += 2) {
       switch (args[i]) {
         case "--port" -> options.setPort(Integer.parseInt(args[i + 1]));
         case "--host" -> options.setHost(args[i + 1]);
-        case "--mode" -> options.setMode(args[i + 1]);
+        case "--mode" -> {
+          options.setMode(args[i + 1]);
+          modeGiven = true;
+        }
         case "--script" -> scriptFile = args[i + 1];
         case "--api-key" -> options.setApiKey(args[i + 1]);
         case "--latency" -> options.setLatencyMs(Long.parseLong(args[i + 1]));
         case "--max-parallel-tools" -> options.setMaxParallelTools(Integer.parseInt(args[i + 1]));
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
+    }
+    if (scriptFile != null && !modeGiven) {
+      options.setMode(MockModelOptions.MODE_SCRIPT);
     }
     Vertx vertx = Vertx.vertx();
     Future<MockModelOptions> ready = scriptFile == null ? Future.succeededFuture(options)
