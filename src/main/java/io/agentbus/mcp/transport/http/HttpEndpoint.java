@@ -4,6 +4,7 @@ import io.agentbus.config.McpServerOptions;
 import io.agentbus.config.UrlRedaction;
 import io.agentbus.mcp.McpException;
 import io.agentbus.mcp.McpException.Kind;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.MultiMap;
@@ -17,6 +18,7 @@ import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.internal.ContextInternal;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.URI;
@@ -36,12 +38,14 @@ final class HttpEndpoint {
   private static final int SPARE_CONNECTIONS = 4;
   private static final int MAX_ERROR_BODY = 300;
 
+  private final ContextInternal context;
   private final String name;
   private final URI uri;
   private final Map<String, String> headers;
   private final HttpClientAgent client;
 
-  HttpEndpoint(Vertx vertx, McpServerOptions options) {
+  HttpEndpoint(Vertx vertx, Context context, McpServerOptions options) {
+    this.context = (ContextInternal) context;
     this.name = options.getName();
     this.uri = parse(options.getUrl(), name);
     this.headers = Map.copyOf(options.getHeaders());
@@ -148,6 +152,12 @@ final class HttpEndpoint {
     if (extra != null) {
       extra.forEach(ro::putHeader);
     }
+    // callbacks must run on the owning context whoever calls: hop there when needed
+    if (!context.inThread()) {
+      Promise<HttpClientResponse> p = context.promise();
+      context.runOnContext(v -> send(method, target, extra, body, idleTimeoutMs, onRequest).onComplete(p));
+      return p.future();
+    }
     return client.request(ro)
       .compose(req -> {
         if (onRequest != null) {
@@ -242,7 +252,10 @@ final class HttpEndpoint {
     return s.replaceAll("\\p{Cntrl}", " ").trim();
   }
 
+  /** Closes the client; completes on the owning context. */
   Future<Void> close() {
-    return client.close();
+    Promise<Void> p = context.promise();
+    client.close().onComplete(p);
+    return p.future();
   }
 }

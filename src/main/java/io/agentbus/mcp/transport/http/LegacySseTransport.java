@@ -14,6 +14,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
 import java.util.Objects;
@@ -32,10 +33,11 @@ public final class LegacySseTransport implements McpTransport {
   private static final Logger LOG = LoggerFactory.getLogger(LegacySseTransport.class);
 
   private final Vertx vertx;
+  private final ContextInternal context;
   private final McpServerOptions options;
   private final String name;
   private final HttpEndpoint endpoint;
-  private final Promise<Void> closed = Promise.promise();
+  private final Promise<Void> closed;
   private Handler<JsonObject> messageHandler;
   private Handler<Throwable> closeHandler;
   private Promise<Void> started;
@@ -49,13 +51,15 @@ public final class LegacySseTransport implements McpTransport {
     this.vertx = vertx;
     this.options = options;
     this.name = options.getName();
-    this.endpoint = new HttpEndpoint(vertx, options);
+    this.context = (ContextInternal) context;
+    this.closed = this.context.promise();
+    this.endpoint = new HttpEndpoint(vertx, context, options);
   }
 
   @Override
   public Future<Void> start(Handler<JsonObject> handler) {
     this.messageHandler = Objects.requireNonNull(handler, "'handler' cannot be null");
-    started = Promise.promise();
+    started = context.promise();
     long timer = vertx.setTimer(options.getConnectTimeoutMs(), t -> started.tryFail(new McpException(Kind.TIMEOUT,
       "server '" + name + "': no endpoint event from " + endpoint.redacted() + " within " + options.getConnectTimeoutMs() + " ms")));
     MultiMap h = MultiMap.caseInsensitiveMultiMap().set("Accept", "text/event-stream");

@@ -13,6 +13,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -44,11 +45,12 @@ public final class StreamableHttpTransport implements McpTransport {
   private static final Logger LOG = LoggerFactory.getLogger(StreamableHttpTransport.class);
 
   private final Vertx vertx;
+  private final ContextInternal context;
   private final McpServerOptions options;
   private final String name;
   private final HttpEndpoint endpoint;
   private final Map<String, PostExchange> inFlight = new HashMap<>();
-  private final Promise<Void> closed = Promise.promise();
+  private final Promise<Void> closed;
   private Handler<JsonObject> messageHandler;
   private Handler<Throwable> closeHandler;
   private JsonObject initializeParams;
@@ -67,7 +69,9 @@ public final class StreamableHttpTransport implements McpTransport {
     this.vertx = vertx;
     this.options = options;
     this.name = options.getName();
-    this.endpoint = new HttpEndpoint(vertx, options);
+    this.context = (ContextInternal) context;
+    this.closed = this.context.promise();
+    this.endpoint = new HttpEndpoint(vertx, context, options);
   }
 
   @Override
