@@ -275,11 +275,12 @@ public final class StreamableHttpTransport implements McpTransport {
     }
     ended = true;
     LOG.warn("[{}] {}", name, cause.getMessage());
-    abortAll(cause);
-    endpoint.close().onComplete(ar -> closed.tryComplete());
+    // tell the client first, so that it is no longer READY when the aborted calls fail
     if (closeHandler != null) {
       closeHandler.handle(cause);
     }
+    abortAll(cause);
+    endpoint.close().onComplete(ar -> closed.tryComplete());
   }
 
   private void abortAll(Throwable cause) {
