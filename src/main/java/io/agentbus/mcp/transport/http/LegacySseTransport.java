@@ -70,11 +70,7 @@ public final class LegacySseTransport implements McpTransport {
         onStream(ar.result());
       }
     });
-    return started.future().andThen(ar -> vertx.cancelTimer(timer)).onFailure(err -> {
-      if (stream != null) {
-        stream.reset();
-      }
-    });
+    return started.future().andThen(ar -> vertx.cancelTimer(timer)).onFailure(err -> close());
   }
 
   private void onStream(HttpClientResponse resp) {
@@ -154,7 +150,7 @@ public final class LegacySseTransport implements McpTransport {
       return closed.future();
     }
     closing = true;
-    if (started != null) {
+    if (started != null && !started.future().isComplete()) {
       started.tryFail(new McpException(Kind.CONNECTION_CLOSED, "server '" + name + "' closed while starting"));
     }
     if (stream != null) {

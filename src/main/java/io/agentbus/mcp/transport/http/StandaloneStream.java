@@ -25,6 +25,7 @@ final class StandaloneStream {
   private HttpClientRequest current;
   private boolean closed;
   private boolean none;
+  private boolean everOpened;
   private String lastEventId;
   private long retryMs = StreamableHttpTransport.DEFAULT_RECONNECT_MS;
   private long backoffMs;
@@ -94,6 +95,10 @@ final class StandaloneStream {
         if (e.sessionGone() && session != null) {
           closed = true;
           t.sessionLost(session);
+        } else if (!everOpened) {
+          // never worked: treat like 405 rather than retrying forever
+          none = true;
+          LOG.warn("[{}] no GET stream: {}", t.name(), e.getMessage());
         } else {
           LOG.warn("[{}] GET stream refused: {}", t.name(), e.getMessage());
           reconnect(true);
@@ -102,6 +107,7 @@ final class StandaloneStream {
       return;
     }
     backoffMs = 0;
+    everOpened = true;
     MessageReader reader = MessageReader.read(t.name(), resp, t.options().getMaxMessageBytes(), lastEventId,
       t::deliver, null);
     reader.done().onComplete(ar -> {
