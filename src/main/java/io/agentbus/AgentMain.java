@@ -1,0 +1,67 @@
+package io.agentbus;
+
+import io.agentbus.cli.CallCommand;
+import io.agentbus.cli.Cli;
+import io.agentbus.cli.CliArgs;
+import io.agentbus.cli.DemoServerCommand;
+import io.agentbus.cli.ToolsCommand;
+import io.agentbus.config.ConfigException;
+import io.vertx.core.Vertx;
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+
+/** The {@code agentbus} command line: {@code java -jar target/agentbus.jar COMMAND ...}. */
+public final class AgentMain {
+
+  private static final String USAGE = String.join("\n",
+    "usage: java -jar agentbus.jar COMMAND [options]",
+    "  tools [--mcp-config FILE] [--json]          connect to every MCP server and list its tools",
+    "  call SERVER TOOL ['JSON-ARGS'] [--mcp-config FILE] [--timeout MS]",
+    "                                              call one tool and print the result",
+    "  demo-server                                 run the built-in demo MCP server on stdio",
+    "options: --verbose  log at INFO (default for these commands: WARN)");
+
+  private AgentMain() {
+  }
+
+  public static void main(String[] argv) {
+    System.exit(run(Arrays.asList(argv), System.out, System.err));
+  }
+
+  /** Runs one command and returns its exit code. */
+  public static int run(List<String> argv, PrintStream out, PrintStream err) {
+    if (argv.isEmpty() || argv.get(0).equals("help") || argv.get(0).equals("--help")) {
+      out.println(USAGE);
+      return argv.isEmpty() ? Cli.FAILURE : Cli.OK;
+    }
+    String command = argv.get(0);
+    if (command.equals("demo-server")) {
+      return DemoServerCommand.run();
+    }
+    CliArgs args;
+    try {
+      args = new CliArgs(argv.subList(1, argv.size()), Set.of("json", "verbose"), Set.of("mcp-config", "timeout"));
+    } catch (IllegalArgumentException e) {
+      return Cli.fail(err, e.getMessage() + "\n" + USAGE);
+    }
+    if (!args.flag("verbose") && System.getenv("AGENTBUS_LOG_LEVEL") == null) {
+      // Must happen before the first logger is created.
+      System.setProperty("AGENTBUS_LOG_LEVEL", "WARN");
+      System.setProperty("AGENTBUS_SERVER_STDERR_LEVEL", "WARN");
+    }
+    Vertx vertx = Vertx.vertx();
+    try {
+      return switch (command) {
+        case "tools" -> ToolsCommand.run(vertx, args, out, err);
+        case "call" -> CallCommand.run(vertx, args, out, err);
+        default -> Cli.fail(err, "unknown command '" + command + "'\n" + USAGE);
+      };
+    } catch (ConfigException e) {
+      return Cli.fail(err, e.getMessage());
+    } finally {
+      Cli.await(vertx.close().otherwiseEmpty());
+    }
+  }
+}

@@ -1,0 +1,60 @@
+package io.agentbus.cli;
+
+import io.agentbus.config.McpConfig;
+import io.agentbus.config.McpServerOptions;
+import io.agentbus.mcp.CallOptions;
+import io.agentbus.mcp.McpClient;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+import java.io.PrintStream;
+import java.util.List;
+
+/**
+ * {@code agentbus call SERVER TOOL 'JSON-ARGS' [--mcp-config FILE] [--timeout MS]}: prints
+ * the {@code CallToolResult}; exit code 0, 1 for {@code isError: true}, 2 for protocol or
+ * connection errors.
+ */
+public final class CallCommand {
+
+  private CallCommand() {
+  }
+
+  public static int run(Vertx vertx, CliArgs args, PrintStream out, PrintStream err) {
+    List<String> pos = args.positional();
+    if (pos.size() < 2 || pos.size() > 3) {
+      return Cli.fail(err, "usage: agentbus call SERVER TOOL ['JSON-ARGS'] [--mcp-config FILE] [--timeout MS]");
+    }
+    JsonObject arguments;
+    try {
+      arguments = pos.size() == 3 ? new JsonObject(pos.get(2)) : new JsonObject();
+    } catch (DecodeException | ClassCastException e) {
+      return Cli.fail(err, "JSON-ARGS must be a JSON object, e.g. '{\"message\":\"hi\"}'");
+    }
+    McpConfig config = Cli.loadMcpConfig(args);
+    McpServerOptions server = config.servers().stream().filter(s -> s.getName().equals(pos.get(0))).findFirst().orElse(null);
+    if (server == null) {
+      return Cli.fail(err, "no server '" + pos.get(0) + "' in the MCP config (have: "
+        + config.servers().stream().map(McpServerOptions::getName).toList() + ")");
+    }
+    CallOptions callOptions = new CallOptions();
+    String timeout = args.option("timeout", null);
+    if (timeout != null) {
+      try {
+        callOptions.setTimeoutMs(Long.parseLong(timeout));
+      } catch (IllegalArgumentException e) {
+        return Cli.fail(err, "--timeout must be a positive number of milliseconds");
+      }
+    }
+    McpClient client = McpClient.create(vertx, server);
+    try {
+      JsonObject result = Cli.await(client.connect().compose(init -> client.callTool(pos.get(1), arguments, callOptions)));
+      out.println(result.encodePrettily());
+      return result.getBoolean("isError", false) ? Cli.TOOL_ERROR : Cli.OK;
+    } catch (RuntimeException e) {
+      return Cli.fail(err, "server '" + server.getName() + "': " + e.getMessage());
+    } finally {
+      Cli.await(client.close().otherwiseEmpty());
+    }
+  }
+}

@@ -1,0 +1,49 @@
+package io.agentbus.cli;
+
+import io.agentbus.config.ConfigException;
+import io.agentbus.config.EnvExpander;
+import io.agentbus.config.McpConfig;
+import io.vertx.core.Future;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.concurrent.CompletionException;
+
+/** What the command-line commands share: exit codes, config loading, awaiting results. */
+public final class Cli {
+
+  /** Success. */
+  public static final int OK = 0;
+  /** The tool ran and reported {@code isError: true}. */
+  public static final int TOOL_ERROR = 1;
+  /** Usage, configuration, protocol or connection error. */
+  public static final int FAILURE = 2;
+
+  /** Where Agentbus looks for the MCP server list by default. */
+  public static final String DEFAULT_MCP_CONFIG = "conf/mcp.json";
+
+  private Cli() {
+  }
+
+  /** Loads the MCP config or throws a {@link ConfigException} naming what is wrong. */
+  public static McpConfig loadMcpConfig(CliArgs args) {
+    return McpConfig.load(Path.of(args.option("mcp-config", DEFAULT_MCP_CONFIG)), EnvExpander.system());
+  }
+
+  /**
+   * Waits for a result. Only for the command-line main thread, which is never a Vert.x
+   * thread; unwraps the failure cause.
+   */
+  public static <T> T await(Future<T> future) {
+    try {
+      return future.toCompletionStage().toCompletableFuture().join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof RuntimeException re ? re : e;
+    }
+  }
+
+  /** Prints a one-line error. */
+  public static int fail(PrintStream err, String message) {
+    err.println("agentbus: " + message);
+    return FAILURE;
+  }
+}

@@ -1,0 +1,395 @@
+package io.agentbus.model;
+
+import io.vertx.core.json.JsonObject;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Configuration of a {@link ModelClient}: which provider, where, with which key, and how the HTTP
+ * client behaves (pool size, HTTP/2, timeouts, retries).
+ *
+ * <p>A plain mutable data object: fluent validating setters, a JSON constructor falling back to the
+ * defaults, {@link #toJson()} (which never contains the API key) and {@link #fromEnv()}.
+ */
+public class ModelOptions {
+
+  /** Provider name of the Anthropic Messages API. */
+  public static final String ANTHROPIC = "anthropic";
+  /** Provider name of the OpenAI Chat Completions API. */
+  public static final String OPENAI = "openai";
+
+  /** Default provider. */
+  public static final String DEFAULT_PROVIDER = ANTHROPIC;
+  /** Default Anthropic base URL; requests go to {@code {baseUrl}/v1/messages}. */
+  public static final String DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com";
+  /** Default OpenAI base URL (as in the SDK); requests go to {@code {baseUrl}/chat/completions}. */
+  public static final String DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
+  /** Default {@code anthropic-version} header. */
+  public static final String DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
+  /** Default number of retries after the first attempt (as in the official SDKs). */
+  public static final int DEFAULT_MAX_RETRIES = 2;
+  /** Default inactivity timeout of one attempt: 10 minutes, as in the official SDKs. */
+  public static final long DEFAULT_REQUEST_TIMEOUT_MS = 600_000;
+  /** Default connect timeout. */
+  public static final int DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+  /** Default maximum number of pooled HTTP/1.1 connections. */
+  public static final int DEFAULT_MAX_CONNECTIONS = 256;
+  /** Default bound of the queue of requests waiting for a pooled connection. */
+  public static final int DEFAULT_MAX_WAIT_QUEUE_SIZE = 4096;
+  /** HTTP/2 is off by default. */
+  public static final boolean DEFAULT_HTTP2 = false;
+  /** Default maximum size of one streamed SSE event. */
+  public static final int DEFAULT_MAX_EVENT_SIZE = 4 * 1024 * 1024;
+
+  private String provider = DEFAULT_PROVIDER;
+  private String apiKey;
+  private String baseUrl;
+  private String model;
+  private String anthropicVersion = DEFAULT_ANTHROPIC_VERSION;
+  private int maxRetries = DEFAULT_MAX_RETRIES;
+  private long requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS;
+  private int connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
+  private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+  private int maxWaitQueueSize = DEFAULT_MAX_WAIT_QUEUE_SIZE;
+  private boolean http2 = DEFAULT_HTTP2;
+  private int maxEventSize = DEFAULT_MAX_EVENT_SIZE;
+
+  /** Creates options with the defaults. */
+  public ModelOptions() {
+  }
+
+  /**
+   * Copy constructor.
+   *
+   * @param other the options to copy
+   */
+  public ModelOptions(ModelOptions other) {
+    this.provider = other.provider;
+    this.apiKey = other.apiKey;
+    this.baseUrl = other.baseUrl;
+    this.model = other.model;
+    this.anthropicVersion = other.anthropicVersion;
+    this.maxRetries = other.maxRetries;
+    this.requestTimeoutMs = other.requestTimeoutMs;
+    this.connectTimeoutMs = other.connectTimeoutMs;
+    this.maxConnections = other.maxConnections;
+    this.maxWaitQueueSize = other.maxWaitQueueSize;
+    this.http2 = other.http2;
+    this.maxEventSize = other.maxEventSize;
+  }
+
+  /**
+   * Reads options from JSON; absent fields keep their defaults.
+   *
+   * @param json the JSON form, as produced by {@link #toJson()} plus an optional {@code apiKey}
+   */
+  public ModelOptions(JsonObject json) {
+    this();
+    setProvider(json.getString("provider", DEFAULT_PROVIDER));
+    apiKey = json.getString("apiKey");
+    baseUrl = json.getString("baseUrl");
+    model = json.getString("model");
+    setAnthropicVersion(json.getString("anthropicVersion", DEFAULT_ANTHROPIC_VERSION));
+    setMaxRetries(json.getInteger("maxRetries", DEFAULT_MAX_RETRIES));
+    setRequestTimeoutMs(json.getLong("requestTimeoutMs", DEFAULT_REQUEST_TIMEOUT_MS));
+    setConnectTimeoutMs(json.getInteger("connectTimeoutMs", DEFAULT_CONNECT_TIMEOUT_MS));
+    setMaxConnections(json.getInteger("maxConnections", DEFAULT_MAX_CONNECTIONS));
+    setMaxWaitQueueSize(json.getInteger("maxWaitQueueSize", DEFAULT_MAX_WAIT_QUEUE_SIZE));
+    setHttp2(json.getBoolean("http2", DEFAULT_HTTP2));
+    setMaxEventSize(json.getInteger("maxEventSize", DEFAULT_MAX_EVENT_SIZE));
+  }
+
+  /**
+   * Options from the process environment; see {@link #fromEnv(Map)}.
+   *
+   * @return new options
+   */
+  public static ModelOptions fromEnv() {
+    return fromEnv(System.getenv());
+  }
+
+  /**
+   * Options from an environment map: {@code AGENTBUS_MODEL_PROVIDER} ({@code anthropic} by
+   * default), {@code AGENTBUS_MODEL} (model name), then {@code ANTHROPIC_API_KEY} /
+   * {@code ANTHROPIC_BASE_URL} or {@code OPENAI_API_KEY} / {@code OPENAI_BASE_URL} depending on
+   * the provider.
+   *
+   * @param env the environment variables
+   * @return new options
+   */
+  public static ModelOptions fromEnv(Map<String, String> env) {
+    String provider = blankToNull(env.get("AGENTBUS_MODEL_PROVIDER"));
+    ModelOptions o = new ModelOptions().setProvider(provider == null ? DEFAULT_PROVIDER : provider);
+    o.model = blankToNull(env.get("AGENTBUS_MODEL"));
+    String prefix = OPENAI.equals(o.provider) ? "OPENAI_" : "ANTHROPIC_";
+    o.apiKey = blankToNull(env.get(prefix + "API_KEY"));
+    o.baseUrl = blankToNull(env.get(prefix + "BASE_URL"));
+    return o;
+  }
+
+  private static String blankToNull(String s) {
+    return s == null || s.isBlank() ? null : s.trim();
+  }
+
+  /**
+   * @return JSON form of these options, without the API key
+   */
+  public JsonObject toJson() {
+    JsonObject json = new JsonObject()
+        .put("provider", provider)
+        .put("anthropicVersion", anthropicVersion)
+        .put("maxRetries", maxRetries)
+        .put("requestTimeoutMs", requestTimeoutMs)
+        .put("connectTimeoutMs", connectTimeoutMs)
+        .put("maxConnections", maxConnections)
+        .put("maxWaitQueueSize", maxWaitQueueSize)
+        .put("http2", http2)
+        .put("maxEventSize", maxEventSize);
+    if (baseUrl != null) {
+      json.put("baseUrl", baseUrl);
+    }
+    if (model != null) {
+      json.put("model", model);
+    }
+    return json;
+  }
+
+  /** Never shows the API key. */
+  @Override
+  public String toString() {
+    return "ModelOptions" + toJson().put("apiKey", apiKey == null ? "<unset>" : "<redacted>").encode();
+  }
+
+  /**
+   * @return the provider, {@link #ANTHROPIC} or {@link #OPENAI}
+   */
+  public String getProvider() {
+    return provider;
+  }
+
+  /**
+   * @param provider {@link #ANTHROPIC} or {@link #OPENAI}
+   * @return this
+   */
+  public ModelOptions setProvider(String provider) {
+    Objects.requireNonNull(provider, "'provider' cannot be null");
+    if (!ANTHROPIC.equals(provider) && !OPENAI.equals(provider)) {
+      throw new IllegalArgumentException("provider must be 'anthropic' or 'openai', was '" + provider + "'");
+    }
+    this.provider = provider;
+    return this;
+  }
+
+  /**
+   * @return the API key, or {@code null}
+   */
+  public String getApiKey() {
+    return apiKey;
+  }
+
+  /**
+   * @param apiKey the API key (never logged)
+   * @return this
+   */
+  public ModelOptions setApiKey(String apiKey) {
+    this.apiKey = apiKey;
+    return this;
+  }
+
+  /**
+   * @return the configured base URL, or {@code null} for the provider default
+   */
+  public String getBaseUrl() {
+    return baseUrl;
+  }
+
+  /**
+   * @param baseUrl base URL ({@code null} for the provider default); for OpenAI it includes
+   *     {@code /v1} like the SDK's {@code OPENAI_BASE_URL}
+   * @return this
+   */
+  public ModelOptions setBaseUrl(String baseUrl) {
+    if (baseUrl != null && !baseUrl.startsWith("http://") && !baseUrl.startsWith("https://")) {
+      throw new IllegalArgumentException("baseUrl must start with http:// or https://");
+    }
+    this.baseUrl = baseUrl;
+    return this;
+  }
+
+  /**
+   * @return the base URL in effect (the configured one or the provider default), without a
+   *     trailing slash
+   */
+  public String effectiveBaseUrl() {
+    String url = baseUrl != null ? baseUrl
+        : OPENAI.equals(provider) ? DEFAULT_OPENAI_BASE_URL : DEFAULT_ANTHROPIC_BASE_URL;
+    while (url.endsWith("/")) {
+      url = url.substring(0, url.length() - 1);
+    }
+    return url;
+  }
+
+  /**
+   * @return the default model used when a request names none, or {@code null}
+   */
+  public String getModel() {
+    return model;
+  }
+
+  /**
+   * @param model the default model used when a request names none
+   * @return this
+   */
+  public ModelOptions setModel(String model) {
+    this.model = model;
+    return this;
+  }
+
+  /**
+   * @return the {@code anthropic-version} header value
+   */
+  public String getAnthropicVersion() {
+    return anthropicVersion;
+  }
+
+  /**
+   * @param anthropicVersion the {@code anthropic-version} header value
+   * @return this
+   */
+  public ModelOptions setAnthropicVersion(String anthropicVersion) {
+    Objects.requireNonNull(anthropicVersion, "'anthropicVersion' cannot be null");
+    this.anthropicVersion = anthropicVersion;
+    return this;
+  }
+
+  /**
+   * @return retries after the first attempt
+   */
+  public int getMaxRetries() {
+    return maxRetries;
+  }
+
+  /**
+   * @param maxRetries retries after the first attempt, 0 or more
+   * @return this
+   */
+  public ModelOptions setMaxRetries(int maxRetries) {
+    if (maxRetries < 0) {
+      throw new IllegalArgumentException("maxRetries must be >= 0");
+    }
+    this.maxRetries = maxRetries;
+    return this;
+  }
+
+  /**
+   * @return the inactivity timeout of one attempt in ms
+   */
+  public long getRequestTimeoutMs() {
+    return requestTimeoutMs;
+  }
+
+  /**
+   * @param requestTimeoutMs how long one attempt may go without receiving any bytes, at least 1
+   * @return this
+   */
+  public ModelOptions setRequestTimeoutMs(long requestTimeoutMs) {
+    if (requestTimeoutMs < 1) {
+      throw new IllegalArgumentException("requestTimeoutMs must be >= 1");
+    }
+    this.requestTimeoutMs = requestTimeoutMs;
+    return this;
+  }
+
+  /**
+   * @return the connect timeout in ms
+   */
+  public int getConnectTimeoutMs() {
+    return connectTimeoutMs;
+  }
+
+  /**
+   * @param connectTimeoutMs the connect timeout in ms, at least 1
+   * @return this
+   */
+  public ModelOptions setConnectTimeoutMs(int connectTimeoutMs) {
+    if (connectTimeoutMs < 1) {
+      throw new IllegalArgumentException("connectTimeoutMs must be >= 1");
+    }
+    this.connectTimeoutMs = connectTimeoutMs;
+    return this;
+  }
+
+  /**
+   * @return maximum pooled HTTP/1.1 connections
+   */
+  public int getMaxConnections() {
+    return maxConnections;
+  }
+
+  /**
+   * @param maxConnections maximum pooled HTTP/1.1 connections, at least 1
+   * @return this
+   */
+  public ModelOptions setMaxConnections(int maxConnections) {
+    if (maxConnections < 1) {
+      throw new IllegalArgumentException("maxConnections must be >= 1");
+    }
+    this.maxConnections = maxConnections;
+    return this;
+  }
+
+  /**
+   * @return bound of the queue of requests waiting for a connection ({@code -1}: unbounded)
+   */
+  public int getMaxWaitQueueSize() {
+    return maxWaitQueueSize;
+  }
+
+  /**
+   * @param maxWaitQueueSize bound of the queue of requests waiting for a connection, {@code -1}
+   *     for unbounded
+   * @return this
+   */
+  public ModelOptions setMaxWaitQueueSize(int maxWaitQueueSize) {
+    if (maxWaitQueueSize < -1) {
+      throw new IllegalArgumentException("maxWaitQueueSize must be >= -1");
+    }
+    this.maxWaitQueueSize = maxWaitQueueSize;
+    return this;
+  }
+
+  /**
+   * @return whether HTTP/2 is used (ALPN over TLS, prior knowledge over cleartext)
+   */
+  public boolean isHttp2() {
+    return http2;
+  }
+
+  /**
+   * @param http2 whether to use HTTP/2
+   * @return this
+   */
+  public ModelOptions setHttp2(boolean http2) {
+    this.http2 = http2;
+    return this;
+  }
+
+  /**
+   * @return maximum size of one streamed SSE event in bytes
+   */
+  public int getMaxEventSize() {
+    return maxEventSize;
+  }
+
+  /**
+   * @param maxEventSize maximum size of one streamed SSE event in bytes, at least 1024
+   * @return this
+   */
+  public ModelOptions setMaxEventSize(int maxEventSize) {
+    if (maxEventSize < 1024) {
+      throw new IllegalArgumentException("maxEventSize must be >= 1024");
+    }
+    this.maxEventSize = maxEventSize;
+    return this;
+  }
+}

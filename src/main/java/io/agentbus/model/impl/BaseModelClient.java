@@ -1,0 +1,131 @@
+package io.agentbus.model.impl;
+
+import io.agentbus.model.ModelClient;
+import io.agentbus.model.ModelException;
+import io.agentbus.model.ModelOptions;
+import io.agentbus.model.ModelRequest;
+import io.agentbus.model.ModelResponse;
+import io.agentbus.model.ModelStreamEvent;
+import io.agentbus.model.RetryPolicy;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.MultiMap;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What both provider clients share: the HTTP plumbing, the retry loop, and the rule that a stream
+ * is retried only while no event has reached the caller.
+ */
+public abstract class BaseModelClient implements ModelClient {
+
+  private static final Logger log = LoggerFactory.getLogger(BaseModelClient.class);
+
+  protected final ModelOptions options;
+  protected final ModelHttp http;
+  private final RetryPolicy retry;
+
+  protected BaseModelClient(Vertx vertx, ModelOptions options) {
+    this.options = new ModelOptions(options);
+    this.http = new ModelHttp(vertx, options);
+    this.retry = new RetryPolicy(vertx, options.getMaxRetries());
+  }
+
+  /** @return the absolute URL of the endpoint */
+  protected abstract String url();
+
+  /** @return the request headers (including authentication) */
+  protected abstract MultiMap headers();
+
+  /**
+   * @param request the canonical request
+   * @param stream whether to stream
+   * @return the provider request body
+   */
+  protected abstract JsonObject body(ModelRequest request, boolean stream);
+
+  /**
+   * @param body the provider's non-streaming response body
+   * @param requestId the request id header
+   * @return the canonical reply
+   */
+  protected abstract ModelResponse response(JsonObject body, String requestId);
+
+  /**
+   * @param handler receives the stream events
+   * @param requestId supplies the request id once the response started
+   * @return a fresh assembler for one attempt
+   */
+  protected abstract StreamAssembler assembler(Handler<ModelStreamEvent> handler, Supplier<String> requestId);
+
+  @Override
+  public Future<ModelResponse> send(ModelRequest request) {
+    JsonObject body;
+    try {
+      body = body(request, false);
+    } catch (ModelException e) {
+      return Future.failedFuture(e);
+    }
+    MultiMap headers = headers();
+    return retry.execute(provider() + " request", () -> http.postJson(url(), headers, body)
+        .compose(r -> {
+          try {
+            return Future.succeededFuture(response(r.body(), r.requestId()));
+          } catch (ModelException e) {
+            return Future.failedFuture(e);
+          } catch (RuntimeException e) {
+            return Future.failedFuture(http.protocolError("unreadable response: " + e, r.requestId()));
+          }
+        }));
+  }
+
+  @Override
+  public Future<ModelResponse> stream(ModelRequest request, Handler<ModelStreamEvent> handler) {
+    JsonObject body;
+    try {
+      body = body(request, true);
+    } catch (ModelException e) {
+      return Future.failedFuture(e);
+    }
+    MultiMap headers = headers();
+    return retry.execute(provider() + " stream", () -> attempt(body, headers, handler));
+  }
+
+  private Future<ModelResponse> attempt(JsonObject body, MultiMap headers, Handler<ModelStreamEvent> handler) {
+    boolean[] delivered = {false};
+    String[] requestId = {null};
+    StreamAssembler assembler = assembler(ev -> {
+      delivered[0] = true;
+      try {
+        handler.handle(ev);
+      } catch (RuntimeException e) {
+        log.warn("{} stream handler failed: {}", provider(), e.toString());
+      }
+    }, () -> requestId[0]);
+    return http.postSse(url(), headers, body, rid -> requestId[0] = rid, assembler::handle)
+        .compose(v -> {
+          try {
+            return Future.succeededFuture(assembler.finish());
+          } catch (ModelException e) {
+            return Future.failedFuture(e);
+          }
+        })
+        .recover(err -> {
+          ModelException me = http.transportFailure(err);
+          return Future.failedFuture(delivered[0] ? me.withRetryable(false) : me);
+        });
+  }
+
+  @Override
+  public Future<Void> close() {
+    return http.close();
+  }
+
+  @Override
+  public String toString() {
+    return getClass().getSimpleName() + "{" + options + "}";
+  }
+}

@@ -1,0 +1,301 @@
+package io.agentbus.model.impl;
+
+import io.agentbus.model.ModelException;
+import io.agentbus.model.ModelException.Kind;
+import io.agentbus.model.ModelOptions;
+import io.agentbus.model.RetryPolicy;
+import io.agentbus.sse.SseEvent;
+import io.agentbus.sse.SseParser;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.MultiMap;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The HTTP plumbing shared by the provider clients: one pooled {@link HttpClient} (wrapped by a
+ * {@link WebClient} for plain calls), single attempts of JSON and SSE calls, and the mapping of
+ * error responses and transport failures to {@link ModelException}s. Retrying is left to the
+ * caller ({@link RetryPolicy}).
+ */
+public final class ModelHttp {
+
+  /** A successful JSON response. */
+  public record JsonResponse(JsonObject body, MultiMap headers, String requestId) {
+  }
+
+  private final ModelOptions options;
+  private final HttpClient httpClient;
+  private final WebClient webClient;
+  private final String secret;
+  private volatile boolean closed;
+
+  /**
+   * @param vertx the Vert.x instance
+   * @param options client options (pool size, HTTP/2, timeouts)
+   */
+  public ModelHttp(Vertx vertx, ModelOptions options) {
+    this.options = new ModelOptions(options);
+    this.secret = options.getApiKey();
+    WebClientOptions http = new WebClientOptions()
+        .setUserAgent("agentbus/0.1")
+        .setKeepAlive(true)
+        .setDecompressionSupported(true)
+        .setConnectTimeout(options.getConnectTimeoutMs());
+    if (options.isHttp2()) {
+      http.setProtocolVersion(HttpVersion.HTTP_2).setUseAlpn(true).setHttp2ClearTextUpgrade(false);
+    }
+    PoolOptions pool = new PoolOptions()
+        .setHttp1MaxSize(options.getMaxConnections())
+        .setHttp2MaxSize(Math.max(1, Math.min(options.getMaxConnections(), 16)))
+        .setMaxWaitQueueSize(options.getMaxWaitQueueSize());
+    this.httpClient = vertx.createHttpClient(http, pool);
+    this.webClient = WebClient.wrap(httpClient, http);
+  }
+
+  /**
+   * One non-streaming POST of a JSON body.
+   *
+   * @param url absolute URL
+   * @param headers request headers
+   * @param body JSON body
+   * @return the parsed 2xx body, or a failed future with a {@link ModelException}
+   */
+  public Future<JsonResponse> postJson(String url, MultiMap headers, JsonObject body) {
+    if (closed) {
+      return Future.failedFuture(closedException());
+    }
+    return webClient.postAbs(url)
+        .putHeaders(headers)
+        .idleTimeout(options.getRequestTimeoutMs())
+        .sendBuffer(body.toBuffer())
+        .recover(err -> Future.failedFuture(transportFailure(err)))
+        .compose(this::jsonResponse);
+  }
+
+  private Future<JsonResponse> jsonResponse(HttpResponse<Buffer> resp) {
+    String requestId = requestId(resp.headers());
+    if (resp.statusCode() / 100 != 2) {
+      return Future.failedFuture(httpError(resp.statusCode(), resp.headers(), resp.body()));
+    }
+    try {
+      Buffer b = resp.body();
+      return Future.succeededFuture(new JsonResponse(b == null ? new JsonObject() : new JsonObject(b),
+          resp.headers(), requestId));
+    } catch (DecodeException | ClassCastException e) {
+      return Future.failedFuture(new ModelException(Kind.PROTOCOL, resp.statusCode(), null,
+          "response body is not a JSON object", requestId, false, -1, null));
+    }
+  }
+
+  /**
+   * One streaming POST: the 2xx {@code text/event-stream} body is parsed and each SSE event given
+   * to {@code onEvent}. If {@code onEvent} throws, the stream is aborted and the returned future
+   * fails with what it threw.
+   *
+   * @param url absolute URL
+   * @param headers request headers
+   * @param body JSON body
+   * @param onStart called with the response's request id (may be null) once a 2xx arrives
+   * @param onEvent called with each SSE event
+   * @return completes when the response body ended, or fails with a {@link ModelException}
+   */
+  public Future<Void> postSse(String url, MultiMap headers, JsonObject body, Handler<String> onStart,
+      Handler<SseEvent> onEvent) {
+    if (closed) {
+      return Future.failedFuture(closedException());
+    }
+    RequestOptions ro = new RequestOptions()
+        .setMethod(HttpMethod.POST)
+        .setAbsoluteURI(url)
+        .setHeaders(MultiMap.caseInsensitiveMultiMap().addAll(headers).set("accept", "text/event-stream"))
+        .setIdleTimeout(options.getRequestTimeoutMs());
+    return httpClient.request(ro)
+        .compose(req -> req.send(body.toBuffer()))
+        .recover(err -> Future.failedFuture(transportFailure(err)))
+        .compose(resp -> {
+          if (resp.statusCode() / 100 != 2) {
+            return resp.body()
+                .recover(err -> Future.succeededFuture(Buffer.buffer()))
+                .compose(b -> Future.failedFuture(httpError(resp.statusCode(), resp.headers(), b)));
+          }
+          onStart.handle(requestId(resp.headers()));
+          return consume(resp, onEvent);
+        });
+  }
+
+  private Future<Void> consume(HttpClientResponse resp, Handler<SseEvent> onEvent) {
+    Promise<Void> done = Promise.promise();
+    SseParser parser = SseParser.create(options.getMaxEventSize()).handler(ev -> {
+      if (!done.future().isComplete()) {
+        onEvent.handle(ev);
+      }
+    });
+    parser.exceptionHandler(err -> {
+      if (done.tryFail(err instanceof ModelException ? err
+          : new ModelException(Kind.PROTOCOL, err.getMessage(), false, err))) {
+        resp.handler(null);
+        resp.request().reset();
+      }
+    });
+    resp.handler(buf -> {
+      if (!done.future().isComplete()) {
+        parser.handle(buf);
+      }
+    });
+    resp.exceptionHandler(err -> done.tryFail(transportFailure(err)));
+    resp.endHandler(v -> {
+      parser.end();
+      done.tryComplete();
+    });
+    return done.future();
+  }
+
+  /**
+   * Maps an HTTP error response to a {@link ModelException}, reading the API's error body
+   * ({@code {"error": {"type", "message"}, "request_id"}} for both providers).
+   *
+   * @param status the HTTP status
+   * @param headers the response headers
+   * @param body the response body, may be null
+   * @return the exception
+   */
+  public ModelException httpError(int status, MultiMap headers, Buffer body) {
+    String type = null;
+    String message = null;
+    String requestId = requestId(headers);
+    if (body != null && body.length() > 0) {
+      try {
+        JsonObject json = new JsonObject(body);
+        JsonObject error = json.getValue("error") instanceof JsonObject e ? e : null;
+        if (error != null) {
+          type = error.getValue("type") instanceof String t ? t : null;
+          message = error.getValue("message") instanceof String m ? m : null;
+        }
+        if (requestId == null && json.getValue("request_id") instanceof String r) {
+          requestId = r;
+        }
+      } catch (DecodeException | ClassCastException e) {
+        String text = body.toString();
+        message = text.length() > 200 ? text.substring(0, 200) + "..." : text;
+      }
+    }
+    if (message == null) {
+      message = "HTTP " + status;
+    }
+    boolean retryable = RetryPolicy.shouldRetry(status, headers);
+    return new ModelException(kindOf(status, type), status, type, redact(message), requestId, retryable,
+        RetryPolicy.retryAfterMs(headers), null);
+  }
+
+  /**
+   * Maps a streamed {@code error} payload ({@code {"type":"error","error":{type, message}}}) to a
+   * non-retryable {@link ModelException} of kind {@link Kind#STREAM_ERROR}.
+   *
+   * @param data the error event payload
+   * @param requestId the request id of the response, may be null
+   * @return the exception
+   */
+  public ModelException streamError(JsonObject data, String requestId) {
+    JsonObject error = data.getValue("error") instanceof JsonObject e ? e : new JsonObject();
+    String type = error.getValue("type") instanceof String t ? t : null;
+    String message = error.getValue("message") instanceof String m ? m : "error event in stream";
+    String rid = data.getValue("request_id") instanceof String r ? r : requestId;
+    return new ModelException(Kind.STREAM_ERROR, 0, type, redact(message), rid, false, -1, null);
+  }
+
+  /**
+   * Maps a transport failure (connect error, closed connection, timeout) to a retryable {@link
+   * ModelException}; a {@link ModelException} is returned unchanged.
+   *
+   * @param err the failure
+   * @return the exception
+   */
+  public ModelException transportFailure(Throwable err) {
+    if (err instanceof ModelException me) {
+      return me;
+    }
+    if (closed) {
+      return closedException();
+    }
+    String msg = err.getMessage() == null ? err.getClass().getSimpleName() : err.getMessage();
+    Kind kind = err instanceof TimeoutException ? Kind.TIMEOUT : Kind.CONNECTION;
+    return new ModelException(kind, redact(msg), true, null);
+  }
+
+  /**
+   * @param message what was wrong with the response
+   * @param requestId the request id, may be null
+   * @return a protocol error (a response we could not understand), not retryable
+   */
+  public ModelException protocolError(String message, String requestId) {
+    return new ModelException(Kind.PROTOCOL, 0, null, redact(message), requestId, false, -1, null);
+  }
+
+  private static Kind kindOf(int status, String type) {
+    if ("overloaded_error".equals(type)) {
+      return Kind.OVERLOADED;
+    }
+    return switch (status) {
+      case 401 -> Kind.AUTHENTICATION;
+      case 403 -> Kind.PERMISSION;
+      case 404 -> Kind.NOT_FOUND;
+      case 408 -> Kind.TIMEOUT;
+      case 409 -> Kind.CONFLICT;
+      case 413 -> Kind.REQUEST_TOO_LARGE;
+      case 429 -> Kind.RATE_LIMITED;
+      case 529 -> Kind.OVERLOADED;
+      default -> status >= 500 ? Kind.SERVER_ERROR : Kind.INVALID_REQUEST;
+    };
+  }
+
+  private static String requestId(MultiMap headers) {
+    if (headers == null) {
+      return null;
+    }
+    String id = headers.get("request-id");
+    return id != null ? id : headers.get("x-request-id");
+  }
+
+  /** Never let the API key leak into an exception message, whatever a server echoes back. */
+  private String redact(String message) {
+    if (message == null || secret == null || secret.length() < 4) {
+      return message;
+    }
+    return message.replace(secret, "[redacted]");
+  }
+
+  private static ModelException closedException() {
+    return new ModelException(Kind.CLOSED, "model client is closed", false, null);
+  }
+
+  /**
+   * @return whether {@link #close()} was called
+   */
+  public boolean isClosed() {
+    return closed;
+  }
+
+  /**
+   * Closes the HTTP client.
+   *
+   * @return completion of the close
+   */
+  public Future<Void> close() {
+    closed = true;
+    return httpClient.close();
+  }
+}

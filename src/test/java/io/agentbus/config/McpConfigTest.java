@@ -1,0 +1,106 @@
+package io.agentbus.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class McpConfigTest {
+
+  private static final EnvExpander ENV = EnvExpander.of(Map.of("TOKEN", "s3cr3t", "DIR", "/data"));
+
+  private static McpConfig parse(String json) {
+    return McpConfig.fromJson(new JsonObject(json), ENV);
+  }
+
+  private static String error(String json) {
+    return assertThrows(ConfigException.class, () -> parse(json)).getMessage();
+  }
+
+  @Test
+  void readsTheClaudeDesktopFormatWithExpansion() {
+    McpConfig config = parse("""
+      {"mcpServers": {
+        "fs": {"command": "npx", "args": ["-y", "server-filesystem", "${DIR}"], "env": {"API_KEY": "${TOKEN}"},
+               "timeoutMs": 5000, "allowedTools": ["read_*"], "disabledTools": ["read_media_file"], "unknownField": 1},
+        "remote": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+        "forced": {"type": "sse", "url": "http://localhost:1/sse"},
+        "off": {"command": "${UNSET_VAR}", "disabled": true}
+      }}""");
+    McpServerOptions fs = config.servers().get(0);
+    assertEquals("fs", fs.getName());
+    assertEquals(McpServerOptions.Transport.STDIO, fs.getTransport());
+    assertEquals(List.of("-y", "server-filesystem", "/data"), fs.getArgs());
+    assertEquals("s3cr3t", fs.getEnv().get("API_KEY"));
+    assertEquals(5000, fs.getTimeoutMs());
+    assertEquals(List.of("read_*"), fs.getAllowedTools());
+    McpServerOptions remote = config.servers().get(1);
+    assertEquals(McpServerOptions.Transport.AUTO_HTTP, remote.getTransport());
+    assertEquals("Bearer s3cr3t", remote.getHeaders().get("Authorization"));
+    assertFalse(remote.toString().contains("s3cr3t"));
+    assertEquals(McpServerOptions.Transport.SSE, config.servers().get(2).getTransport());
+    assertEquals(3, config.enabledServers().size());
+  }
+
+  @Test
+  void readsTheVsCodeServersKeyAndDefaultVariables() {
+    McpConfig config = parse("""
+      {"servers": {"a": {"type": "stdio", "command": "${env:DIR}/bin/srv", "args": ["${MISSING:-fallback}"]}}}""");
+    assertEquals("/data/bin/srv", config.servers().get(0).getCommand());
+    assertEquals(List.of("fallback"), config.servers().get(0).getArgs());
+  }
+
+  @Test
+  void optionsSurviveAJsonRoundTrip() {
+    McpServerOptions original = parse("""
+      {"mcpServers": {"x": {"command": "srv", "args": ["a"], "env": {"K": "v"}, "cwd": "/tmp",
+        "maxConcurrentCalls": 3, "restart": {"initialBackoffMs": 10, "maxBackoffMs": 20, "downAfterFailures": 4}}}}""")
+      .servers().get(0);
+    McpServerOptions copy = new McpServerOptions(original.toJson());
+    assertEquals(original.toJson(), copy.toJson());
+    assertEquals(3, copy.getMaxConcurrentCalls());
+    assertEquals(4, copy.getDownAfterFailures());
+  }
+
+  @Test
+  void errorsNameTheServerAndTheField() {
+    assertEquals("server 'a': field 'command' is required for a stdio server (or give a 'url')",
+      error("{\"mcpServers\": {\"a\": {\"args\": []}}}"));
+    assertEquals("server 'a': field 'args' must be an array of strings",
+      error("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"args\": \"-v\"}}}"));
+    assertEquals("server 'a': field 'env.PORT' must be a string",
+      error("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"env\": {\"PORT\": 8080}}}}"));
+    assertEquals("server 'a': field 'timeoutMs' must be a positive integer",
+      error("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"timeoutMs\": -1}}}"));
+    assertEquals("server 'a': field 'disabled' must be true or false",
+      error("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"disabled\": \"yes\"}}}"));
+    assertEquals("server 'a': field 'type' must be one of stdio, http, sse",
+      error("{\"mcpServers\": {\"a\": {\"type\": \"grpc\", \"command\": \"x\"}}}"));
+    assertEquals("server 'a': field 'url' must be an http:// or https:// URL",
+      error("{\"mcpServers\": {\"a\": {\"type\": \"http\", \"url\": \"ftp://x\"}}}"));
+    assertEquals("server 'a': env.K: environment variable 'NOPE' is not set",
+      error("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"env\": {\"K\": \"${NOPE}\"}}}}"));
+    assertEquals("server 'bad name': the name must be 1-64 characters of [A-Za-z0-9_-]",
+      error("{\"mcpServers\": {\"bad name\": {\"command\": \"x\"}}}"));
+    assertEquals("server 'a': the entry must be an object", error("{\"mcpServers\": {\"a\": []}}"));
+    assertEquals("no 'mcpServers' object", error("{}"));
+  }
+
+  @Test
+  void fileErrorsNameTheFile(@TempDir Path dir) throws Exception {
+    Path missing = dir.resolve("missing.json");
+    assertTrue(assertThrows(ConfigException.class, () -> McpConfig.load(missing, ENV)).getMessage()
+      .startsWith(missing + ": cannot read the MCP config"));
+    Path bad = Files.writeString(dir.resolve("bad.json"), "{\"mcpServers\": ");
+    assertTrue(assertThrows(ConfigException.class, () -> McpConfig.load(bad, ENV)).getMessage()
+      .startsWith(bad + ": not valid JSON"));
+  }
+}
