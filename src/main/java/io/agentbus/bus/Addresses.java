@@ -40,6 +40,11 @@ public final class Addresses {
     return MCP_PREFIX + server + ".status";
   }
 
+  /** @return the address of one conversation verticle instance (conversation ids name it) */
+  public static String conversationShard(int shard) {
+    return CONVERSATION + ".shard." + shard;
+  }
+
   /** @return where one conversation's turn events are published */
   public static String conversationEvents(String conversationId) {
     return CONVERSATION + "." + conversationId + ".events";

@@ -20,6 +20,8 @@ public final class FailureCodes {
   public static final int INTERNAL = 500;
   /** The MCP server answered with a JSON-RPC error (message carries its code and text). */
   public static final int RPC_ERROR = 502;
+  /** An upstream API failed for good (the model API, after its retries); same code as RPC_ERROR. */
+  public static final int UPSTREAM = 502;
   /** The MCP server is not ready: starting, restarting, down, or it exited mid-call. */
   public static final int UNAVAILABLE = 503;
   /** The request timed out (and was cancelled at the server). */

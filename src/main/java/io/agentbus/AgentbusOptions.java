@@ -1,0 +1,77 @@
+package io.agentbus;
+
+import io.agentbus.config.McpServerOptions;
+import io.agentbus.conversation.ConversationOptions;
+import io.agentbus.dispatch.DispatcherOptions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/** What {@link Agentbus#deploy} runs: MCP servers, dispatcher and conversation settings. */
+public class AgentbusOptions {
+
+  /** By default one conversation verticle instance per core. */
+  public static final int DEFAULT_CONVERSATION_INSTANCES = Math.max(1, Runtime.getRuntime().availableProcessors());
+
+  private List<McpServerOptions> mcpServers = new ArrayList<>();
+  private ConversationOptions conversation = new ConversationOptions();
+  private DispatcherOptions dispatcher = new DispatcherOptions();
+  private int conversationInstances = DEFAULT_CONVERSATION_INSTANCES;
+
+  public AgentbusOptions() {
+  }
+
+  public AgentbusOptions(AgentbusOptions other) {
+    this.mcpServers = new ArrayList<>(other.mcpServers);
+    this.conversation = new ConversationOptions(other.conversation);
+    this.dispatcher = new DispatcherOptions(other.dispatcher);
+    this.conversationInstances = other.conversationInstances;
+  }
+
+  /** @return the MCP servers (disabled ones are skipped at deploy) */
+  public List<McpServerOptions> getMcpServers() {
+    return mcpServers;
+  }
+
+  public AgentbusOptions setMcpServers(List<McpServerOptions> mcpServers) {
+    this.mcpServers = new ArrayList<>(Objects.requireNonNull(mcpServers, "'mcpServers' cannot be null"));
+    return this;
+  }
+
+  public AgentbusOptions addMcpServer(McpServerOptions server) {
+    mcpServers.add(Objects.requireNonNull(server, "'server' cannot be null"));
+    return this;
+  }
+
+  /** @return model, loop and history settings of the conversation service */
+  public ConversationOptions getConversation() {
+    return conversation;
+  }
+
+  public AgentbusOptions setConversation(ConversationOptions conversation) {
+    this.conversation = Objects.requireNonNull(conversation, "'conversation' cannot be null");
+    return this;
+  }
+
+  public DispatcherOptions getDispatcher() {
+    return dispatcher;
+  }
+
+  public AgentbusOptions setDispatcher(DispatcherOptions dispatcher) {
+    this.dispatcher = Objects.requireNonNull(dispatcher, "'dispatcher' cannot be null");
+    return this;
+  }
+
+  /** @return how many conversation verticle instances (shards) to deploy */
+  public int getConversationInstances() {
+    return conversationInstances;
+  }
+
+  public AgentbusOptions setConversationInstances(int conversationInstances) {
+    if (conversationInstances < 1) {
+      throw new IllegalArgumentException("conversationInstances must be >= 1");
+    }
+    this.conversationInstances = conversationInstances;
+    return this;
+  }
+}

@@ -1,0 +1,42 @@
+package io.agentbus.conversation;
+
+import io.agentbus.mcp.server.ToolFilter;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+
+/**
+ * Which catalog tools a conversation offers the model: model-side names or {@code *} globs
+ * (e.g. {@code mcp__files__*}); empty means every tool.
+ */
+public final class ToolSelection {
+
+  /** Every tool. */
+  public static final ToolSelection ALL = new ToolSelection(List.of());
+
+  private final List<String> patterns;
+  private final ToolFilter filter;
+
+  public ToolSelection(List<String> patterns) {
+    this.patterns = List.copyOf(patterns);
+    this.filter = new ToolFilter(patterns, List.of());
+  }
+
+  /** @return the subset of {@code tools} (provider-neutral definitions) it allows */
+  public JsonArray select(JsonArray tools) {
+    if (patterns.isEmpty()) {
+      return tools;
+    }
+    JsonArray out = new JsonArray();
+    for (Object t : tools) {
+      if (t instanceof JsonObject def && filter.allows(def.getString("name"))) {
+        out.add(def);
+      }
+    }
+    return out;
+  }
+
+  public JsonArray toJson() {
+    return new JsonArray(List.copyOf(patterns));
+  }
+}

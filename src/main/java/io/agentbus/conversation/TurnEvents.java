@@ -1,0 +1,55 @@
+package io.agentbus.conversation;
+
+import io.agentbus.bus.Addresses;
+import io.agentbus.model.Usage;
+import io.vertx.core.eventbus.EventBus;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * Publishes one conversation's turn events on {@code agentbus.conversation.<id>.events}.
+ * Every event is {@code {type, conversationId, ...}}; types: {@code turn_started},
+ * {@code text_delta {text}}, {@code model_call {iteration, stopReason, durationMs, usage}},
+ * {@code tool_call_started} / {@code tool_call_finished} (published by the dispatcher on the
+ * same address), {@code usage {turn, conversation}} and {@code done {result}}.
+ */
+final class TurnEvents {
+
+  private final EventBus bus;
+  private final String conversationId;
+  private final String address;
+
+  TurnEvents(EventBus bus, String conversationId) {
+    this.bus = bus;
+    this.conversationId = conversationId;
+    this.address = Addresses.conversationEvents(conversationId);
+  }
+
+  String address() {
+    return address;
+  }
+
+  private void publish(String type, JsonObject body) {
+    bus.publish(address, body.put("type", type).put("conversationId", conversationId));
+  }
+
+  void turnStarted(int turn) {
+    publish("turn_started", new JsonObject().put("turn", turn));
+  }
+
+  void textDelta(String text) {
+    publish("text_delta", new JsonObject().put("text", text));
+  }
+
+  void modelCall(int iteration, String stopReason, long durationMs, Usage usage) {
+    publish("model_call", new JsonObject().put("iteration", iteration).put("stopReason", stopReason)
+      .put("durationMs", durationMs).put("usage", usage.toJson()));
+  }
+
+  void usage(Usage turn, Usage conversation) {
+    publish("usage", new JsonObject().put("turn", turn.toJson()).put("conversation", conversation.toJson()));
+  }
+
+  void done(JsonObject result) {
+    publish("done", new JsonObject().put("result", result));
+  }
+}
