@@ -131,9 +131,10 @@ public class DispatcherVerticle extends VerticleBase {
     return vertx.eventBus().<JsonObject>request(Addresses.mcp(entry.server()), body, delivery)
       .map(reply -> {
         JsonObject result = reply.body() == null ? new JsonObject() : reply.body();
-        boolean isError = result.getBoolean("isError", false);
+        boolean isError = Boolean.TRUE.equals(result.getValue("isError"));
+        JsonObject toolResult = ToolResults.result(use.id(), adapter.adapt(result, entry, request.provider()), isError);
         events.finished(start, isError);
-        return ToolResults.result(use.id(), adapter.adapt(result, entry, request.provider()), isError);
+        return toolResult;
       })
       .otherwise(err -> {
         String reason = CallFailures.reason(err, entry.server(), busTimeout);

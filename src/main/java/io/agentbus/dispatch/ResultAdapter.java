@@ -64,7 +64,7 @@ public final class ResultAdapter {
     if (structured != null && !hasText) {
       blocks.add(text(structured instanceof JsonObject o ? o.encode() : String.valueOf(structured)));
     }
-    boolean isError = result.getBoolean("isError", false);
+    boolean isError = Boolean.TRUE.equals(result.getValue("isError"));
     if (entry != null && entry.output() != null && !isError) {
       String note = checkOutput(structured, entry);
       if (note != null) {
