@@ -2,6 +2,7 @@ package io.agentbus.bench;
 
 import io.agentbus.mcpserver.ServerTool;
 import io.agentbus.mcpserver.StdioMcpServer;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -9,8 +10,16 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The benchmark's MCP server, run as a child process over stdio: {@code sleep {ms}} answers
- * after {@code ms} milliseconds (a scheduled task, no thread held), {@code noop} at once.
+ * The benchmark's MCP server, run as a child process over stdio:
+ * {@code BenchMcpServer [--tools N] [--latency-ms L]}.
+ * <ul>
+ *   <li>{@code sleep {ms}} answers after {@code ms} milliseconds, {@code noop} at once (fanout,
+ *   stdio-pipeline);</li>
+ *   <li>{@code t0} .. {@code t<N-1>} (N = 8 by default) take no arguments and answer after L ms
+ *   (0 by default): the tools the mock model calls in the conversation scenarios.</li>
+ * </ul>
+ * Delays are scheduled tasks on one timer thread, so any number of calls wait at once without
+ * holding a thread.
  */
 public final class BenchMcpServer {
 
@@ -18,20 +27,41 @@ public final class BenchMcpServer {
   }
 
   public static void main(String[] args) throws Exception {
+    int tools = 8;
+    long latencyMs = 0;
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      switch (args[i]) {
+        case "--tools" -> tools = Integer.parseInt(args[i + 1]);
+        case "--latency-ms" -> latencyMs = Long.parseLong(args[i + 1]);
+        default -> throw new IllegalArgumentException("unknown option " + args[i]);
+      }
+    }
     ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
     JsonObject msSchema = new JsonObject().put("type", "object").put("properties",
-      new JsonObject().put("ms", new JsonObject().put("type", "integer").put("minimum", 0))).put("required", new io.vertx.core.json.JsonArray().add("ms"));
-    new StdioMcpServer("agentbus-bench", "1.0")
+      new JsonObject().put("ms", new JsonObject().put("type", "integer").put("minimum", 0))).put("required", new JsonArray().add("ms"));
+    StdioMcpServer server = new StdioMcpServer("agentbus-bench", "1.0")
       .tool(new ServerTool(new JsonObject().put("name", "sleep").put("description", "Answers after ms milliseconds")
-        .put("inputSchema", msSchema), (a, call) -> {
-          CompletableFuture<JsonObject> f = new CompletableFuture<>();
-          timer.schedule(() -> f.complete(ServerTool.text("slept " + a.getLong("ms"))), a.getLong("ms", 0L), TimeUnit.MILLISECONDS);
-          return f;
-        }))
+        .put("inputSchema", msSchema), (a, call) -> later(timer, a.getLong("ms", 0L), "slept " + a.getLong("ms"))))
       .tool(new ServerTool(new JsonObject().put("name", "noop").put("description", "Answers at once")
         .put("inputSchema", new JsonObject().put("type", "object")),
-        (a, call) -> CompletableFuture.completedFuture(ServerTool.text("ok"))))
-      .run();
+        (a, call) -> CompletableFuture.completedFuture(ServerTool.text("ok"))));
+    for (int i = 0; i < tools; i++) {
+      String name = "t" + i;
+      long ms = latencyMs;
+      server.tool(new ServerTool(new JsonObject().put("name", name).put("description", "Bench tool " + i + ": answers after "
+        + ms + " ms").put("inputSchema", new JsonObject().put("type", "object").put("properties", new JsonObject())),
+        (a, call) -> later(timer, ms, name + " done")));
+    }
+    server.run();
     timer.shutdownNow();
+  }
+
+  private static CompletableFuture<JsonObject> later(ScheduledExecutorService timer, long ms, String text) {
+    if (ms <= 0) {
+      return CompletableFuture.completedFuture(ServerTool.text(text));
+    }
+    CompletableFuture<JsonObject> f = new CompletableFuture<>();
+    timer.schedule(() -> f.complete(ServerTool.text(text)), ms, TimeUnit.MILLISECONDS);
+    return f;
   }
 }

@@ -1,0 +1,103 @@
+package io.agentbus.bench;
+
+import io.agentbus.Agentbus;
+import io.agentbus.AgentbusOptions;
+import io.agentbus.config.McpServerOptions;
+import io.agentbus.conversation.ConversationOptions;
+import io.agentbus.model.ModelOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Agentbus embedded in-process and driven over the event bus ({@link Agentbus#createConversation},
+ * {@link Agentbus#send}, {@link Agentbus#delete}): the real conversation, dispatcher, catalog and
+ * MCP server verticles, the real model client against the mock over HTTP, the bench MCP server
+ * as a stdio child process (or over Streamable HTTP).
+ */
+final class AgentbusSubject implements Subject {
+
+  static final String SERVER = "bench";
+  private final Workload workload;
+  private final int mockPort;
+  private final int maxInFlight;
+  private final boolean http2;
+  private final Integer httpMcpPort;
+  private final JsonObject createBody;
+  private Vertx vertx;
+  private Agentbus agentbus;
+
+  /**
+   * @param httpMcpPort the port of the HTTP bench MCP server when {@code workload.mcp()} is http
+   * @param http2 model client over HTTP/2 (h2c) instead of one HTTP/1.1 connection per call
+   */
+  AgentbusSubject(Workload workload, int mockPort, int maxInFlight, boolean http2, Integer httpMcpPort) {
+    this.workload = workload;
+    this.mockPort = mockPort;
+    this.maxInFlight = maxInFlight;
+    this.http2 = http2;
+    this.httpMcpPort = httpMcpPort;
+    JsonArray offered = new JsonArray();
+    for (int i = 0; i < workload.k(); i++) {
+      offered.add("mcp__" + SERVER + "__t" + i);
+    }
+    this.createBody = new JsonObject().put("tools", offered);
+  }
+
+  @Override
+  public String name() {
+    return http2 ? "agentbus-h2" : "agentbus";
+  }
+
+  @Override
+  public void start() throws Exception {
+    vertx = Vertx.vertx();
+    int calls = Math.max(64, maxInFlight * workload.k());
+    McpServerOptions server = new McpServerOptions().setName(SERVER)
+      .setMaxConcurrentCalls(calls).setMaxQueuedCalls(calls).setMaxPendingRequests(calls + 64);
+    if ("http".equals(workload.mcp())) {
+      server.setTransport(McpServerOptions.Transport.HTTP).setUrl("http://127.0.0.1:" + httpMcpPort + "/mcp");
+    } else {
+      List<String> cmd = Child.javaCommand(BenchMcpServer.class, benchServerArgs(workload));
+      server.setCommand(cmd.get(0)).setArgs(cmd.subList(1, cmd.size()));
+    }
+    ModelOptions model = new ModelOptions().setProvider(ModelOptions.ANTHROPIC).setApiKey("bench-key")
+      .setBaseUrl("http://127.0.0.1:" + mockPort).setModel("claude-sonnet-4-5").setMaxRetries(0)
+      .setMaxConnections(Math.max(16, maxInFlight)).setMaxWaitQueueSize(Math.max(4096, 4 * maxInFlight)).setHttp2(http2);
+    AgentbusOptions options = new AgentbusOptions().addMcpServer(server)
+      .setConversation(new ConversationOptions().setModel(model).setMaxTokens(1024));
+    agentbus = Agentbus.deploy(vertx, options).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+  }
+
+  static List<String> benchServerArgs(Workload w) {
+    return List.of("--tools", String.valueOf(Math.max(8, w.k())), "--latency-ms", String.valueOf(w.toolMs()));
+  }
+
+  @Override
+  public CompletionStage<?> conversation(int i) {
+    return agentbus.createConversation(createBody.copy())
+      .compose(id -> agentbus.send(id, "Conversation " + i + ": call the tools, then answer.")
+        .compose(result -> {
+          int calls = result.getJsonArray("toolCalls", new JsonArray()).size();
+          if (!"end_turn".equals(result.getString("status")) || calls != workload.k()) {
+            return Future.failedFuture("unexpected turn result: status " + result.getString("status") + ", " + calls + " tool calls");
+          }
+          return agentbus.delete(id);
+        }))
+      .toCompletionStage();
+  }
+
+  @Override
+  public void close() throws Exception {
+    if (vertx != null) {
+      if (agentbus != null) {
+        agentbus.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      }
+      vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
+  }
+}

@@ -1,0 +1,50 @@
+package io.agentbus.bench;
+
+import io.agentbus.mock.MockModelOptions;
+import io.agentbus.mock.MockModelServer;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.net.ServerSocket;
+
+/**
+ * The mock model server in its own process, so that its CPU is not counted as the runtime's:
+ * {@code MockMain 'MockModelOptions JSON' [instances]}. Prints {@code READY <port>} on stdout
+ * once every instance listens (instances share the port, one event loop each), then runs until
+ * stdin closes.
+ */
+public final class MockMain {
+
+  private MockMain() {
+  }
+
+  /** One mock instance on its own event loop. */
+  public static final class Instance extends VerticleBase {
+    @Override
+    public Future<?> start() {
+      return MockModelServer.start(vertx, new MockModelOptions(config()));
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    JsonObject options = new JsonObject(args[0]);
+    int instances = args.length > 1 ? Integer.parseInt(args[1]) : 1;
+    int port;
+    try (ServerSocket probe = new ServerSocket(0)) {
+      port = probe.getLocalPort();
+    }
+    options.put("port", port).put("host", "127.0.0.1");
+    Vertx vertx = Vertx.vertx();
+    vertx.deployVerticle(Instance.class, new DeploymentOptions().setInstances(instances).setConfig(options))
+      .toCompletionStage().toCompletableFuture().get();
+    System.out.println("READY " + port);
+    System.out.flush();
+    while (System.in.read() >= 0) {
+      // runs until the parent closes our stdin (or dies)
+    }
+    vertx.close();
+    System.exit(0);
+  }
+}
