@@ -88,6 +88,8 @@ public final class HttpBenchMcpServer extends VerticleBase {
   }
 
   public static void main(String[] args) throws Exception {
+    ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
+      .setLevel(ch.qos.logback.classic.Level.WARN);
     JsonObject config = new JsonObject().put("tools", 8).put("latencyMs", 0L);
     for (int i = 0; i + 1 < args.length; i += 2) {
       switch (args[i]) {

@@ -29,6 +29,8 @@ public final class MockMain {
   }
 
   public static void main(String[] args) throws Exception {
+    ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
+      .setLevel(ch.qos.logback.classic.Level.WARN);
     JsonObject options = new JsonObject(args[0]);
     int instances = args.length > 1 ? Integer.parseInt(args[1]) : 1;
     int port;
