@@ -26,6 +26,7 @@ final class AgentbusSubject implements Subject {
   private final int mockPort;
   private final int maxInFlight;
   private final boolean http2;
+  private final boolean stream;
   private final Integer httpMcpPort;
   private final JsonObject createBody;
   private Vertx vertx;
@@ -34,12 +35,15 @@ final class AgentbusSubject implements Subject {
   /**
    * @param httpMcpPort the port of the HTTP bench MCP server when {@code workload.mcp()} is http
    * @param http2 model client over HTTP/2 (h2c) instead of one HTTP/1.1 connection per call
+   * @param stream model replies streamed (SSE, Agentbus' default) rather than plain JSON (what
+   *     the peer's {@code ChatModel} does)
    */
-  AgentbusSubject(Workload workload, int mockPort, int maxInFlight, boolean http2, Integer httpMcpPort) {
+  AgentbusSubject(Workload workload, int mockPort, int maxInFlight, boolean http2, boolean stream, Integer httpMcpPort) {
     this.workload = workload;
     this.mockPort = mockPort;
     this.maxInFlight = maxInFlight;
     this.http2 = http2;
+    this.stream = stream;
     this.httpMcpPort = httpMcpPort;
     JsonArray offered = new JsonArray();
     for (int i = 0; i < workload.k(); i++) {
@@ -50,7 +54,7 @@ final class AgentbusSubject implements Subject {
 
   @Override
   public String name() {
-    return http2 ? "agentbus-h2" : "agentbus";
+    return "agentbus" + (stream ? "-sse" : "") + (http2 ? "-h2" : "");
   }
 
   @Override
@@ -69,7 +73,7 @@ final class AgentbusSubject implements Subject {
       .setBaseUrl("http://127.0.0.1:" + mockPort).setModel("claude-sonnet-4-5").setMaxRetries(0)
       .setMaxConnections(Math.max(16, maxInFlight)).setMaxWaitQueueSize(Math.max(4096, 4 * maxInFlight)).setHttp2(http2);
     AgentbusOptions options = new AgentbusOptions().addMcpServer(server)
-      .setConversation(new ConversationOptions().setModel(model).setMaxTokens(1024));
+      .setConversation(new ConversationOptions().setModel(model).setMaxTokens(1024).setStream(stream));
     agentbus = Agentbus.deploy(vertx, options).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
   }
 

@@ -10,7 +10,8 @@ import java.util.List;
  * injected latencies) and the live heap per in-flight conversation, for Agentbus and the
  * LangChain4j peer on virtual threads. Options: {@code --levels 1000:2000,10000:10000
  * --tool-ms 100 --k 3 --rounds 2 --mcp stdio --subjects agentbus,langchain4j-vt}; each level
- * runs {@code rounds x C} conversations after a warm-up of min(C, 2000).
+ * runs {@code rounds x C} conversations after a warm-up of min(C, 2000); the first C of each
+ * phase start spread over {@code --ramp-ms} (default: one conversation's injected latency).
  */
 final class ConcurrencyScenario {
 
@@ -28,8 +29,9 @@ final class ConcurrencyScenario {
       Workload w = new Workload(k, modelMs, 0, toolMs, mcp);
       long conversationMs = w.injectedMs();
       long maxMs = Math.max(60_000, (rounds + 2) * conversationMs * 3);
+      // The first C start spread over one conversation time: a steady arrival rate of C / T.
       rows.addAll(new ConversationBench().run(new ConversationBench.Config("concurrency", w, c, rounds * c,
-        Math.min(c, 2_000), maxMs, maxMs, true, subjects)));
+        Math.min(c, 2_000), maxMs, maxMs, true, s.number("ramp-ms", conversationMs, conversationMs), subjects)));
     }
     return rows;
   }

@@ -21,7 +21,7 @@ final class ConversationBench {
 
   /** One configuration of the workload and load. */
   record Config(String scenario, Workload workload, int c, int n, int warmupN, long warmupMs, long maxMs,
-      boolean heapProbe, List<String> subjects) {
+      boolean heapProbe, long rampMs, List<String> subjects) {
   }
 
   List<Row> run(Config cfg) throws Exception {
@@ -49,31 +49,32 @@ final class ConversationBench {
     Workload w = cfg.workload();
     return switch (name) {
       case "ceiling" -> new RawHttpSubject(mockPort, cfg.c());
-      case "agentbus" -> new AgentbusSubject(w, mockPort, cfg.c(), false, mcpPort);
-      case "agentbus-h2" -> new AgentbusSubject(w, mockPort, cfg.c(), true, mcpPort);
+      case "agentbus" -> new AgentbusSubject(w, mockPort, cfg.c(), false, false, mcpPort);
+      case "agentbus-sse" -> new AgentbusSubject(w, mockPort, cfg.c(), false, true, mcpPort);
+      case "agentbus-h2" -> new AgentbusSubject(w, mockPort, cfg.c(), true, false, mcpPort);
       case "langchain4j" -> new LangChain4jSubject(w, mockPort, cfg.c(), false, true, mcpPort);
       case "langchain4j-vt" -> new LangChain4jSubject(w, mockPort, cfg.c(), true, true, mcpPort);
       case "langchain4j-seq" -> new LangChain4jSubject(w, mockPort, cfg.c(), false, false, mcpPort);
       default -> throw new IllegalArgumentException("unknown subject '" + name
-        + "' (ceiling, agentbus, agentbus-h2, langchain4j, langchain4j-vt, langchain4j-seq)");
+        + "' (ceiling, agentbus, agentbus-sse, agentbus-h2, langchain4j, langchain4j-vt, langchain4j-seq)");
     };
   }
 
   private static Row measure(Config cfg, Subject subject) throws Exception {
     LoadDriver driver = new LoadDriver(subject);
     if (cfg.warmupN() > 0) {
-      LoadDriver.Result warm = driver.run(cfg.warmupN(), cfg.c(), cfg.warmupMs());
+      LoadDriver.Result warm = driver.run(cfg.warmupN(), cfg.c(), cfg.warmupMs(), cfg.rampMs());
       if (warm.failed() > 0) {
         LOG.warn("{}: {} warm-up conversations failed, first: {}", subject.name(), warm.failed(), warm.firstError());
       }
     }
     ProcessStats.liveHeapBytes();
-    LoadDriver.Result r = driver.run(cfg.n(), cfg.c(), cfg.maxMs());
+    LoadDriver.Result r = driver.run(cfg.n(), cfg.c(), cfg.maxMs(), cfg.rampMs());
     double units = 1.0;
     Row row = Row.of(cfg.scenario(), subject.name(), cfg.c(), r, units);
     Workload w = cfg.workload();
     row.data.put("unit", "conversation").put("workload", w.toJson()).put("injectedMs", w.injectedMs())
-      .put("java", Runtime.version().feature());
+      .put("java", Runtime.version().feature()).put("rampMs", cfg.rampMs());
     if ("ceiling".equals(subject.name())) {
       row.data.put("modelRoundTripsPerSecond", Row.round(row.data.getDouble("perSecond") * subject.modelCallsPerConversation(), 1));
     } else if (w.modelJitterMs() == 0) {

@@ -16,7 +16,7 @@ import org.HdrHistogram.Histogram;
 final class LoadDriver {
 
   /** What one load phase measured. */
-  record Result(Histogram latencyUs, int completed, int failed, ProcessStats cost, String firstError) {
+  record Result(Histogram latencyUs, int completed, int failed, ProcessStats cost, long childCpuNanos, String firstError) {
   }
 
   private final Subject subject;
@@ -36,6 +36,15 @@ final class LoadDriver {
 
   /** Runs one phase and blocks the calling (harness) thread until it is over. */
   Result run(int n, int c, long maxMillis) throws InterruptedException {
+    return run(n, c, maxMillis, 0);
+  }
+
+  /**
+   * Runs one phase; the first C conversations start spread evenly over {@code rampMillis}
+   * (0: all at once), so that a long-latency workload reaches a steady arrival rate instead of
+   * measuring one thundering herd.
+   */
+  Result run(int n, int c, long maxMillis, long rampMillis) throws InterruptedException {
     this.n = n;
     next.set(0);
     completed.set(0);
@@ -45,9 +54,18 @@ final class LoadDriver {
     done = new CountDownLatch(1);
     deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxMillis);
     ProcessStats before = ProcessStats.now();
+    long childBefore = ProcessStats.childrenCpuNanos();
     int slots = Math.min(c, n);
     inFlight.addAndGet(slots);
+    long rampStart = System.nanoTime();
     for (int i = 0; i < slots; i++) {
+      if (rampMillis > 0) {
+        long due = rampStart + TimeUnit.MILLISECONDS.toNanos(rampMillis) * i / slots;
+        long wait = due - System.nanoTime();
+        if (wait > 0) {
+          TimeUnit.NANOSECONDS.sleep(wait);
+        }
+      }
       launch();
     }
     // Generous: the deadline only stops new starts; the last ones still finish.
@@ -55,7 +73,8 @@ final class LoadDriver {
       throw new IllegalStateException(subject.name() + ": conversations still running long after the deadline");
     }
     ProcessStats cost = ProcessStats.now().minus(before);
-    return new Result(histogram.copy(), completed.get(), failed.get(), cost, firstError.get());
+    return new Result(histogram.copy(), completed.get(), failed.get(), cost, ProcessStats.childrenCpuNanos() - childBefore,
+      firstError.get());
   }
 
   /** @return conversations currently running */

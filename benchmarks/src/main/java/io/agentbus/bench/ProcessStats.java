@@ -24,6 +24,15 @@ record ProcessStats(long wallNanos, long cpuNanos, long gcCount, long gcMillis) 
     return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
+  /**
+   * @return CPU time of this process' descendants so far (the mock model server, the MCP
+   *     servers): what the same work costs outside the runtime, on the same cores
+   */
+  static long childrenCpuNanos() {
+    return ProcessHandle.current().descendants()
+      .mapToLong(p -> p.info().totalCpuDuration().map(java.time.Duration::toNanos).orElse(0L)).sum();
+  }
+
   ProcessStats minus(ProcessStats earlier) {
     return new ProcessStats(wallNanos - earlier.wallNanos, cpuNanos - earlier.cpuNanos, gcCount - earlier.gcCount,
       gcMillis - earlier.gcMillis);

@@ -15,7 +15,7 @@ final class Tables {
       case "stdio-pipeline" -> new Table("stdio-pipeline: noop calls over one stdio connection, W in flight", List.of(
         col("client", "subject", null), col("W", "c", "%.0f"), col("calls", "completed", "%.0f"),
         col("calls/s", "perSecond", "%.0f"), col("p50 ms", "p50Ms", "%.3f"), col("p99 ms", "p99Ms", "%.3f"),
-        col("max ms", "maxMs", "%.1f"), col("cpu µs/call", "cpuUsPerCall", "%.1f"), col("cpu util", "cpuUtilization", "%.2f"),
+        col("max ms", "maxMs", "%.1f"), col("cpu µs/call", "cpuUsPerCall", "%.1f"), col("server cpu ms/call", "childCpuMsPerUnit", "%.4f"), col("cpu util", "cpuUtilization", "%.2f"),
         col("gc", "gcCount", "%.0f"), col("x peer", "throughputVsPeer", "%.2f"), col("cpu/peer", "cpuFractionOfPeer", "%.3f")));
       case "fanout" -> new Table("fanout: K tools of T ms in one turn (batch/T)", List.of(
         col("K", "k", "%.0f"), col("mode", "mode", null), col("median ms", "medianMs", "%.2f"), col("p90 ms", "p90Ms", "%.2f"),
@@ -25,6 +25,7 @@ final class Tables {
         col("conv/s", "perSecond", "%.1f"), col("p50 ms", "p50Ms", "%.1f"), col("p90 ms", "p90Ms", "%.1f"),
         col("p99 ms", "p99Ms", "%.1f"), col("p999 ms", "p999Ms", "%.1f"), col("max ms", "maxMs", "%.1f"),
         col("ovh p99", "overheadP99Ms", "%.1f"), col("cpu s", "cpuSeconds", "%.2f"), col("cpu ms/conv", "cpuMsPerUnit", "%.3f"),
+        col("child cpu ms/conv", "childCpuMsPerUnit", "%.3f"),
         col("gc", "gcCount", "%.0f"), col("heap KB/conv", "heapKbPerInFlight", "%.2f"), col("x ceiling", "vsCeiling", "%.2f"),
         col("x peer", "throughputVsPeer", "%.2f"), col("cpu/peer", "cpuFractionOfPeer", "%.3f")));
     };

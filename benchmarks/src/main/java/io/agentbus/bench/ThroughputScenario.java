@@ -8,19 +8,20 @@ import java.util.List;
  * many conversations per second and how much CPU of the runtime process per conversation, for
  * Agentbus, the LangChain4j peer (a pool of C platform threads) and the raw HTTP ceiling.
  * Options: {@code --cs 64,512 --k 3 --n 200000 --seconds 10 --warmup-seconds 4 --mcp stdio
- * --subjects ceiling,agentbus,langchain4j}.
+ * --subjects ceiling,agentbus,agentbus-sse,langchain4j}
+ * ({@code agentbus} as the peer: plain JSON replies; {@code agentbus-sse}: streamed, Agentbus' default).
  */
 final class ThroughputScenario {
 
   static List<Row> run(Settings s) throws Exception {
     List<Row> rows = new ArrayList<>();
     Workload w = new Workload(s.integer("k", 3, 3), 0, 0, 0, s.string("mcp", "stdio", "stdio"));
-    List<String> subjects = s.list("subjects", "ceiling,agentbus,langchain4j", "ceiling,agentbus,langchain4j");
+    List<String> subjects = s.list("subjects", "ceiling,agentbus,agentbus-sse,langchain4j", "ceiling,agentbus,langchain4j");
     for (String c : s.list("cs", "64,512", "64")) {
       int conc = Integer.parseInt(c);
       rows.addAll(new ConversationBench().run(new ConversationBench.Config("throughput", w, conc,
         s.integer("n", 200_000, 20_000), 1_000_000, s.number("warmup-seconds", 4, 1) * 1000,
-        s.number("seconds", 10, 2) * 1000, false, subjects)));
+        s.number("seconds", 10, 2) * 1000, false, 0, subjects)));
     }
     return rows;
   }
