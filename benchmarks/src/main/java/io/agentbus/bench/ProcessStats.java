@@ -4,7 +4,7 @@ import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 
 /**
- * A snapshot of this process' CPU time and garbage collections; the difference of two
+ * A snapshot of this process' CPU time and garbage collection pauses (count and summed time); the difference of two
  * snapshots is what a run cost. The mock model server and the MCP servers run in child
  * processes, so this is the runtime under test (plus the thin load driver).
  */
@@ -14,6 +14,10 @@ record ProcessStats(long wallNanos, long cpuNanos, long gcCount, long gcMillis) 
     long count = 0;
     long millis = 0;
     for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+      // Concurrent cycles ("G1 Concurrent GC", ZGC "Cycles") run beside the application: count pauses only.
+      if (gc.getName().contains("Concurrent") || gc.getName().contains("Cycles")) {
+        continue;
+      }
       count += Math.max(0, gc.getCollectionCount());
       millis += Math.max(0, gc.getCollectionTime());
     }
