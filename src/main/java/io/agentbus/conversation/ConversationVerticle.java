@@ -4,6 +4,7 @@ import io.agentbus.bus.Actions;
 import io.agentbus.bus.Addresses;
 import io.agentbus.bus.FailureCodes;
 import io.agentbus.catalog.ToolCatalog;
+import io.agentbus.metrics.AgentbusMetrics;
 import io.agentbus.model.ModelClient;
 import io.agentbus.model.ModelException;
 import io.vertx.core.Future;
@@ -62,6 +63,7 @@ public class ConversationVerticle extends VerticleBase {
     if (shard >= 0) {
       shards().remove(String.valueOf(shard));
     }
+    AgentbusMetrics.get(vertx).conversationsClosed(conversations.size());
     return model == null ? Future.succeededFuture() : model.close();
   }
 
@@ -156,6 +158,7 @@ public class ConversationVerticle extends VerticleBase {
     Conversation c = new Conversation(id, (String) tenant, system != null ? (String) system : options.getSystem(),
       patterns.isEmpty() ? ToolSelection.ALL : new ToolSelection(patterns));
     conversations.put(id, c);
+    AgentbusMetrics.get(vertx).conversationOpened();
     msg.reply(new JsonObject().put("id", id));
   }
 
@@ -195,6 +198,7 @@ public class ConversationVerticle extends VerticleBase {
       return;
     }
     conversations.remove(c.id());
+    AgentbusMetrics.get(vertx).conversationsClosed(1);
     msg.reply(new JsonObject().put("id", c.id()).put("deleted", true));
   }
 }
