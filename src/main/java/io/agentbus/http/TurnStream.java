@@ -84,8 +84,14 @@ final class TurnStream {
     }
   }
 
-  /** The turn's reply arrived (after its events, normally). */
+  /**
+   * The turn's reply arrived (after its events, normally). Only now is the subscription
+   * dropped: events of this turn may still be in flight to it until the turn has ended.
+   */
   void onReply(AsyncResult<JsonObject> reply) {
+    if (consumer != null) {
+      consumer.unregister();
+    }
     if (finished) {
       return;
     }
@@ -139,9 +145,6 @@ final class TurnStream {
   private void finish() {
     finished = true;
     vertx.cancelTimer(heartbeat);
-    if (consumer != null) {
-      consumer.unregister();
-    }
     if (dropped > 0) {
       LOG.debug("[{}] slow SSE client: {} events dropped", conversationId, dropped);
     }
