@@ -124,7 +124,8 @@ class HttpApiRequestsTest {
         () -> fx.request(HttpMethod.PUT, "/v1/tools", ALICE).send(),
         () -> fx.request(HttpMethod.DELETE, "/v1/conversations", ALICE).send(),
         () -> fx.request(HttpMethod.GET, "/v1/tools?provider=gemini", ALICE).send(),
-        () -> fx.request(HttpMethod.GET, "/v1/conversations/" + id, ALICE).send()));
+        () -> fx.request(HttpMethod.GET, "/v1/conversations/" + id, ALICE).send(),
+        () -> fx.request(HttpMethod.GET, "/metrics", null).send()));
     }).onComplete(ctx.succeeding(rs -> ctx.verify(() -> {
       assertError(rs.get(0), 400, "invalid_request", "not valid JSON");
       assertError(rs.get(1), 400, "invalid_request", "JSON object");
@@ -146,6 +147,10 @@ class HttpApiRequestsTest {
       assertEquals(0, c.getJsonArray("messages").size(), c::encode);
       assertEquals(0, c.getInteger("turns"));
       assertFalse(c.getBoolean("busy"));
+      String metrics = rs.get(17).bodyAsString();
+      for (String reason : List.of("invalid_request", "payload_too_large", "not_found", "method_not_allowed")) {
+        assertTrue(metrics.contains("agentbus_http_rejected_total{reason=\"" + reason + "\"}"), reason);
+      }
       ctx.completeNow();
     })));
   }
