@@ -85,4 +85,15 @@ class AgentConfigTest {
     assertTrue(assertThrows(ConfigException.class, () -> AgentConfig.load(Path.of("no/such/agent.json"), true, Map.of()))
       .getMessage().contains("cannot read the agent config"));
   }
+
+  @Test
+  void theShippedConfigFilesParse() {
+    AgentConfig shipped = AgentConfig.load(Path.of("conf/agent.json"), true, Map.of("ANTHROPIC_API_KEY", "sk-x"));
+    assertFalse(shipped.demoModel());
+    assertEquals(10, shipped.conversation().getMaxIterations());
+    assertEquals(8080, shipped.http().getInteger("port"));
+    McpConfig mcp = McpConfig.load(Path.of("conf/mcp.json"), EnvExpander.of(Map.of()));
+    assertEquals("demo", mcp.servers().get(0).getName());
+    assertEquals(4, McpConfig.load(Path.of("conf/mcp.example.json"), EnvExpander.of(Map.of("HOME", "/home/x"))).servers().size());
+  }
 }
