@@ -48,7 +48,7 @@ public final class AgentMain {
     } catch (IllegalArgumentException e) {
       return Cli.fail(err, e.getMessage() + "\n" + USAGE);
     }
-    if (!args.flag("verbose") && System.getenv("AGENTBUS_LOG_LEVEL") == null) {
+    if (!command.equals("serve") && !args.flag("verbose") && System.getenv("AGENTBUS_LOG_LEVEL") == null) {
       // Must happen before the first logger is created.
       System.setProperty("AGENTBUS_LOG_LEVEL", "WARN");
       System.setProperty("AGENTBUS_SERVER_STDERR_LEVEL", "WARN");

@@ -36,7 +36,7 @@ final class Launcher {
 
   static Future<Launched> start(Vertx vertx, AgentConfig agent, McpConfig mcp) {
     Future<MockModelServer> demo = !agent.demoModel() ? Future.succeededFuture()
-      : MockModelServer.start(vertx, new MockModelOptions().setMode(MockModelOptions.MODE_DEMO));
+      : MockModelServer.start(vertx, new MockModelOptions().setMode(MockModelOptions.MODE_DEMO).setLatencyMs(agent.demoLatencyMs()));
     return demo.compose(mock -> {
       ConversationOptions conversation = new ConversationOptions(agent.conversation());
       if (mock != null) {

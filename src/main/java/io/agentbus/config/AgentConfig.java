@@ -18,12 +18,13 @@ import java.util.Map;
  * {@code ${VAR}} references expand in every string value. Errors name the field.
  *
  * <pre>{@code
- * {"model": {"provider": "anthropic"|"openai", "model": "...", "baseUrl": "...", "apiKey": "...", "demo": false,
+ * {"model": {"provider": "anthropic"|"openai", "model": "...", "baseUrl": "...", "apiKey": "...",
+ *            "demo": false, "demoLatencyMs": 0,
  *            "maxRetries": 2, "maxConnections": 256, "http2": false},
  *  "system": "...", "maxTokens": 4096, "stream": true,
  *  "loop": {"maxIterations": 10, "tokenBudget": 0, "toolTimeoutMs": 60000},
  *  "history": {"lastTurns": 0, "toolResultMaxChars": 0},
- *  "conversationInstances": 2,
+ *  "conversationInstances": 2, "drainTimeoutMs": 30000,
  *  "http": {"host": "0.0.0.0", "port": 8080, "tokens": {"<token>": "<tenant>"}, "maxBodyBytes": 1048576,
  *           "maxInFlightTurns": 10000}}
  * }</pre>
@@ -33,13 +34,21 @@ public final class AgentConfig {
   private final ConversationOptions conversation;
   private final JsonObject http;
   private final Integer conversationInstances;
-  private final boolean demoModel;
+  /** Default time {@code serve} lets running turns finish after SIGTERM. */
+  public static final long DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 
-  private AgentConfig(ConversationOptions conversation, JsonObject http, Integer conversationInstances, boolean demoModel) {
+  private final boolean demoModel;
+  private final long demoLatencyMs;
+  private final long drainTimeoutMs;
+
+  private AgentConfig(ConversationOptions conversation, JsonObject http, Integer conversationInstances, boolean demoModel,
+                      long demoLatencyMs, long drainTimeoutMs) {
     this.conversation = conversation;
     this.http = http;
     this.conversationInstances = conversationInstances;
     this.demoModel = demoModel;
+    this.demoLatencyMs = demoLatencyMs;
+    this.drainTimeoutMs = drainTimeoutMs;
   }
 
   /**
@@ -121,7 +130,10 @@ public final class AgentConfig {
       http.put("port", port(http.getValue("port"), "agent config: field 'http.port'"));
     }
     boolean demo = Boolean.TRUE.equals(mf.bool("demo")) || model.getApiKey() == null;
-    return new AgentConfig(conv, http, instances == null ? null : instances.intValue(), demo);
+    Long demoLatency = mf.nonNegativeLong("demoLatencyMs");
+    Long drain = top.nonNegativeLong("drainTimeoutMs");
+    return new AgentConfig(conv, http, instances == null ? null : instances.intValue(), demo,
+      demoLatency == null ? 0 : demoLatency, drain == null ? DEFAULT_DRAIN_TIMEOUT_MS : drain);
   }
 
   private static Map<String, String> withProvider(Map<String, String> env, String provider) {
@@ -178,6 +190,16 @@ public final class AgentConfig {
     if (value != null) {
       setter.accept(value);
     }
+  }
+
+  /** @return latency added to every demo-model reply (to watch streaming), in ms */
+  public long demoLatencyMs() {
+    return demoLatencyMs;
+  }
+
+  /** @return how long {@code serve} lets running turns finish after SIGTERM */
+  public long drainTimeoutMs() {
+    return drainTimeoutMs;
   }
 
   /** @return the conversation service settings, model included */
