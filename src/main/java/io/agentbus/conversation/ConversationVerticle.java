@@ -31,12 +31,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Bodies: create {@code {system?, tools?: [names or globs], tenant?}} → {@code {id}};
  * send {@code {id, content, tenant?}} → the turn result; get {@code {id, tenant?}} → the
- * conversation; delete {@code {id, tenant?}} → {@code {id, deleted: true}}.
+ * conversation; delete {@code {id, tenant?}} → {@code {id, deleted: true}}; drain (on a shard
+ * address) refuses new turns and replies once the running ones have finished.
  */
 public class ConversationVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(ConversationVerticle.class);
-  private static final String SHARDS = "agentbus.conversation.shards";
+  /** The local map of claimed shards: shard number → deployment id. */
+  public static final String SHARDS = "agentbus.conversation.shards";
   /** How long a forwarded request may take (a whole turn). */
   static final long FORWARD_TIMEOUT_MS = 30 * 60_000;
 
@@ -46,6 +48,8 @@ public class ConversationVerticle extends VerticleBase {
   private TurnRunner runner;
   private int shard = -1;
   private int activeTurns;
+  private boolean draining;
+  private final List<Message<JsonObject>> drainWaiters = new ArrayList<>();
 
   @Override
   public Future<?> start() {
@@ -83,6 +87,14 @@ public class ConversationVerticle extends VerticleBase {
   private void onRequest(Message<JsonObject> msg) {
     String action = msg.headers().get(Actions.HEADER);
     JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
+    if (Actions.DRAIN.equals(action)) {
+      drain(msg);
+      return;
+    }
+    if (draining && (Actions.CREATE.equals(action) || Actions.SEND.equals(action))) {
+      msg.fail(FailureCodes.UNAVAILABLE, "Agentbus is shutting down: no new turns");
+      return;
+    }
     if (Actions.CREATE.equals(action)) {
       create(msg, body);
       return;
@@ -189,7 +201,28 @@ public class ConversationVerticle extends VerticleBase {
         int code = err instanceof ModelException ? FailureCodes.UPSTREAM : FailureCodes.INTERNAL;
         msg.fail(code, err instanceof ModelException ? "model API error: " + err.getMessage() : String.valueOf(err.getMessage()));
       }
+      if (draining && activeTurns == 0) {
+        drainWaiters.forEach(w -> w.reply(drained()));
+        drainWaiters.clear();
+      }
     });
+  }
+
+  /** Refuses new turns from now on; replies once no turn runs on this instance. */
+  private void drain(Message<JsonObject> msg) {
+    if (!draining) {
+      LOG.info("conversation shard {} draining: {} turns running", shard, activeTurns);
+    }
+    draining = true;
+    if (activeTurns == 0) {
+      msg.reply(drained());
+    } else {
+      drainWaiters.add(msg);
+    }
+  }
+
+  private JsonObject drained() {
+    return new JsonObject().put("shard", shard).put("conversations", conversations.size());
   }
 
   private void delete(Message<JsonObject> msg, Conversation c) {

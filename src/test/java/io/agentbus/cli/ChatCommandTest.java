@@ -1,0 +1,46 @@
+package io.agentbus.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.agentbus.demo.DemoMcpServer;
+import io.agentbus.testing.InteropServers;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The terminal chat against an in-process Agentbus running the demo model and demo server. */
+class ChatCommandTest {
+
+  @Test
+  void demoChatAnswersAWeatherQuestionWithARealToolCall(@TempDir Path dir) throws Exception {
+    JsonObject demo = InteropServers.javaMain("demo", DemoMcpServer.class).toJson();
+    Path mcp = Files.writeString(dir.resolve("mcp.json"), new JsonObject().put("mcpServers", new JsonObject()
+      .put("demo", new JsonObject().put("command", demo.getString("command")).put("args", demo.getJsonArray("args")))).encode());
+    Path agent = Files.writeString(dir.resolve("agent.json"), "{\"model\": {\"demo\": true}}");
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    Vertx vertx = Vertx.vertx();
+    try {
+      int code = ChatCommand.run(vertx, new CliArgs(List.of("--config", agent.toString(), "--mcp-config", mcp.toString()),
+          java.util.Set.of(), java.util.Set.of("config", "mcp-config")),
+        new ByteArrayInputStream("What is the weather in Tokyo?\n\n".getBytes(StandardCharsets.UTF_8)),
+        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+      String text = out.toString(StandardCharsets.UTF_8);
+      assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
+      assertTrue(text.contains("[tool mcp__demo__get_weather ...]"), text);
+      assertTrue(text.contains("[tool mcp__demo__get_weather done in"), text);
+      assertTrue(text.contains("Tokyo: sunny, 14 °C"), text);
+    } finally {
+      Cli.await(vertx.close());
+    }
+  }
+}
