@@ -5,6 +5,7 @@ import io.agentbus.cli.ChatCommand;
 import io.agentbus.cli.Cli;
 import io.agentbus.cli.CliArgs;
 import io.agentbus.cli.DemoServerCommand;
+import io.agentbus.cli.ServeCommand;
 import io.agentbus.cli.ToolsCommand;
 import io.agentbus.config.ConfigException;
 import io.vertx.core.Vertx;
@@ -18,6 +19,7 @@ public final class AgentMain {
 
   private static final String USAGE = String.join("\n",
     "usage: java -jar agentbus.jar COMMAND [options]",
+    "  serve [--config FILE] [--mcp-config FILE]   run Agentbus: MCP servers, agent loop and HTTP API",
     "  tools [--mcp-config FILE] [--json]          connect to every MCP server and list its tools",
     "  call SERVER TOOL ['JSON-ARGS'] [--mcp-config FILE] [--timeout MS]",
     "                                              call one tool and print the result",
@@ -59,6 +61,7 @@ public final class AgentMain {
         case "tools" -> ToolsCommand.run(vertx, args, out, err);
         case "call" -> CallCommand.run(vertx, args, out, err);
         case "chat" -> ChatCommand.run(vertx, args, System.in, out, err);
+        case "serve" -> ServeCommand.run(vertx, args, out, err);
         default -> Cli.fail(err, "unknown command '" + command + "'\n" + USAGE);
       };
     } catch (ConfigException e) {
