@@ -24,6 +24,7 @@ public final class AgentMain {
     "  call SERVER TOOL ['JSON-ARGS'] [--mcp-config FILE] [--timeout MS]",
     "                                              call one tool and print the result",
     "  chat [--config FILE] [--mcp-config FILE]    chat in the terminal with an in-process Agentbus",
+    "  chat --url http://HOST:PORT [--token T]     chat with a running 'serve' (token also from AGENTBUS_TOKEN)",
     "  demo-server                                 run the built-in demo MCP server on stdio",
     "options: --verbose  log at INFO (default for these commands: WARN)");
 
@@ -46,7 +47,7 @@ public final class AgentMain {
     }
     CliArgs args;
     try {
-      args = new CliArgs(argv.subList(1, argv.size()), Set.of("json", "verbose"), Set.of("mcp-config", "timeout", "config"));
+      args = new CliArgs(argv.subList(1, argv.size()), Set.of("json", "verbose"), Set.of("mcp-config", "timeout", "config", "url", "token"));
     } catch (IllegalArgumentException e) {
       return Cli.fail(err, e.getMessage() + "\n" + USAGE);
     }

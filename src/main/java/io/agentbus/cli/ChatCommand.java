@@ -31,6 +31,9 @@ public final class ChatCommand {
   }
 
   public static int run(Vertx vertx, CliArgs args, InputStream in, PrintStream out, PrintStream err) {
+    if (args.option("url", null) != null) {
+      return RemoteChat.run(args, in, out, err);
+    }
     AgentConfig agent = Cli.loadAgentConfig(args);
     McpConfig mcp = McpConfig.load(Path.of(args.option("mcp-config", Cli.DEFAULT_MCP_CONFIG)), EnvExpander.system());
     Launcher.Launched launched = Cli.await(Launcher.start(vertx, agent, mcp));
@@ -67,7 +70,7 @@ public final class ChatCommand {
   }
 
   private static void printUntilDone(BlockingQueue<JsonObject> events, Future<JsonObject> turn, PrintStream out) {
-    boolean printedText = false;
+    TurnPrinter printer = new TurnPrinter(out);
     while (true) {
       JsonObject e;
       try {
@@ -82,28 +85,8 @@ public final class ChatCommand {
         }
         continue;
       }
-      switch (e.getString("type", "")) {
-        case "text_delta" -> {
-          out.print(e.getString("text"));
-          printedText = true;
-        }
-        case "tool_call_started" -> out.print("\n  [tool " + e.getString("name") + " ...]");
-        case "tool_call_finished" -> out.print("\n  [tool " + e.getString("name") + (e.getBoolean("is_error", false)
-          ? " failed" : " done") + " in " + e.getValue("duration_ms") + " ms]\nagentbus> ");
-        case "done" -> {
-          JsonObject result = e.getJsonObject("result", new JsonObject());
-          if (!printedText) {
-            out.print(result.getString("answer", ""));
-          }
-          String status = result.getString("status", "");
-          if (!"end_turn".equals(status)) {
-            out.print("\n  [" + status + (result.containsKey("error") ? ": " + result.getString("error") : "") + "]");
-          }
-          out.println();
-          return;
-        }
-        default -> {
-        }
+      if (printer.print(e)) {
+        return;
       }
     }
   }
