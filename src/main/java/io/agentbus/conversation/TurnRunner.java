@@ -148,7 +148,8 @@ final class TurnRunner {
       .put("provider", model.provider())
       .put("catalogVersion", snapshot.version())
       .put("content", resp.content())
-      .put("eventsAddress", t.events.address());
+      .put("eventsAddress", t.events.address())
+      .put("eventFields", new JsonObject().put("conversationId", t.conversation.id()));
     if (options.getToolTimeoutMs() != null) {
       body.put("timeoutMs", options.getToolTimeoutMs());
     }
