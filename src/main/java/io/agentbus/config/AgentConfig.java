@@ -24,7 +24,7 @@ import java.util.Map;
  *  "system": "...", "maxTokens": 4096, "stream": true,
  *  "loop": {"maxIterations": 10, "tokenBudget": 0, "toolTimeoutMs": 60000},
  *  "history": {"lastTurns": 0, "toolResultMaxChars": 0},
- *  "conversationInstances": 2, "drainTimeoutMs": 30000,
+ *  "conversationInstances": 2, "drainTimeoutMs": 30000, "conversationIdleTimeoutMs": 0,
  *  "http": {"host": "0.0.0.0", "port": 8080, "tokens": {"<token>": "<tenant>"}, "maxBodyBytes": 1048576,
  *           "maxInFlightTurns": 10000}}
  * }</pre>
@@ -110,6 +110,7 @@ public final class AgentConfig {
     ifSet(loop.nonNegativeLong("tokenBudget"), conv::setTokenBudget);
     ifSet(loop.positiveLong("toolTimeoutMs"), conv::setToolTimeoutMs);
     ifSet(loop.positiveLong("maxActiveTurns"), v -> conv.setMaxActiveTurns(v.intValue()));
+    ifSet(top.nonNegativeLong("conversationIdleTimeoutMs"), conv::setIdleTimeoutMs);
     JsonObject history = orEmpty(top.object("history"));
     JsonFields hf = new JsonFields(history, "agent config: history");
     Long lastTurns = hf.nonNegativeLong("lastTurns");

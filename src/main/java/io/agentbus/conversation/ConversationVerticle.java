@@ -57,6 +57,10 @@ public class ConversationVerticle extends VerticleBase {
     model = ModelClient.create(vertx, options.getModel());
     runner = new TurnRunner(vertx, model, options, ToolCatalog.shared(vertx));
     shard = claimShard();
+    if (options.getIdleTimeoutMs() > 0) {
+      long every = Math.max(1_000, Math.min(60_000, options.getIdleTimeoutMs() / 4));
+      vertx.setPeriodic(every, t -> forgetIdle());
+    }
     var front = vertx.eventBus().<JsonObject>localConsumer(Addresses.CONVERSATION, this::onRequest);
     var own = vertx.eventBus().<JsonObject>localConsumer(Addresses.conversationShard(shard), this::onRequest);
     return Future.all(front.completion(), own.completion());
@@ -223,6 +227,17 @@ public class ConversationVerticle extends VerticleBase {
 
   private JsonObject drained() {
     return new JsonObject().put("shard", shard).put("conversations", conversations.size());
+  }
+
+  private void forgetIdle() {
+    long now = System.nanoTime();
+    int before = conversations.size();
+    conversations.values().removeIf(c -> c.idleFor(options.getIdleTimeoutMs(), now));
+    int forgotten = before - conversations.size();
+    if (forgotten > 0) {
+      AgentbusMetrics.get(vertx).conversationsClosed(forgotten);
+      LOG.info("conversation shard {}: forgot {} conversations idle for {} ms", shard, forgotten, options.getIdleTimeoutMs());
+    }
   }
 
   private void delete(Message<JsonObject> msg, Conversation c) {

@@ -242,4 +242,19 @@ class ConversationProvidersTest {
           });
         }))).onComplete(ctx.succeedingThenComplete());
   }
+
+  @Test
+  void idleConversationsAreForgotten(Vertx vertx, VertxTestContext ctx) {
+    withAgentbus(vertx, new MockModelOptions(), model -> new ConversationOptions().setModel(model).setIdleTimeoutMs(50),
+      (agentbus, mock) -> agentbus.createConversation(new JsonObject()).compose(id -> {
+        io.vertx.core.Promise<Void> gone = io.vertx.core.Promise.promise();
+        // the sweep runs every second at the least; ask until the conversation is gone
+        vertx.setPeriodic(200, t -> agentbus.get(id).onFailure(err -> {
+          vertx.cancelTimer(t);
+          ctx.verify(() -> assertEquals(FailureCodes.NOT_FOUND, ((ReplyException) err).failureCode()));
+          gone.tryComplete();
+        }));
+        return gone.future();
+      })).onComplete(ctx.succeedingThenComplete());
+  }
 }
