@@ -100,6 +100,7 @@ public final class AgentConfig {
     ifSet(mf.positiveLong("maxConnections"), v -> model.setMaxConnections(v.intValue()));
     ifSet(mf.positiveLong("requestTimeoutMs"), model::setRequestTimeoutMs);
     ifSet(mf.bool("http2"), model::setHttp2);
+    ifSet(mf.bool("promptCaching"), model::setPromptCaching);
 
     ConversationOptions conv = new ConversationOptions().setModel(model);
     ifSet(top.string("system"), conv::setSystem);
