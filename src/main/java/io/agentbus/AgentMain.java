@@ -1,9 +1,11 @@
 package io.agentbus;
 
 import io.agentbus.cli.CallCommand;
+import io.agentbus.cli.ChatCommand;
 import io.agentbus.cli.Cli;
 import io.agentbus.cli.CliArgs;
 import io.agentbus.cli.DemoServerCommand;
+import io.agentbus.cli.ServeCommand;
 import io.agentbus.cli.ToolsCommand;
 import io.agentbus.config.ConfigException;
 import io.vertx.core.Vertx;
@@ -17,9 +19,12 @@ public final class AgentMain {
 
   private static final String USAGE = String.join("\n",
     "usage: java -jar agentbus.jar COMMAND [options]",
+    "  serve [--config FILE] [--mcp-config FILE]   run Agentbus: MCP servers, agent loop and HTTP API",
     "  tools [--mcp-config FILE] [--json]          connect to every MCP server and list its tools",
     "  call SERVER TOOL ['JSON-ARGS'] [--mcp-config FILE] [--timeout MS]",
     "                                              call one tool and print the result",
+    "  chat [--config FILE] [--mcp-config FILE]    chat in the terminal with an in-process Agentbus",
+    "  chat --url http://HOST:PORT [--token T]     chat with a running 'serve' (token also from AGENTBUS_TOKEN)",
     "  demo-server                                 run the built-in demo MCP server on stdio",
     "options: --verbose  log at INFO (default for these commands: WARN)");
 
@@ -42,11 +47,11 @@ public final class AgentMain {
     }
     CliArgs args;
     try {
-      args = new CliArgs(argv.subList(1, argv.size()), Set.of("json", "verbose"), Set.of("mcp-config", "timeout"));
+      args = new CliArgs(argv.subList(1, argv.size()), Set.of("json", "verbose"), Set.of("mcp-config", "timeout", "config", "url", "token"));
     } catch (IllegalArgumentException e) {
       return Cli.fail(err, e.getMessage() + "\n" + USAGE);
     }
-    if (!args.flag("verbose") && System.getenv("AGENTBUS_LOG_LEVEL") == null) {
+    if (!command.equals("serve") && !args.flag("verbose") && System.getenv("AGENTBUS_LOG_LEVEL") == null) {
       // Must happen before the first logger is created.
       System.setProperty("AGENTBUS_LOG_LEVEL", "WARN");
       System.setProperty("AGENTBUS_SERVER_STDERR_LEVEL", "WARN");
@@ -56,6 +61,8 @@ public final class AgentMain {
       return switch (command) {
         case "tools" -> ToolsCommand.run(vertx, args, out, err);
         case "call" -> CallCommand.run(vertx, args, out, err);
+        case "chat" -> ChatCommand.run(vertx, args, System.in, out, err);
+        case "serve" -> ServeCommand.run(vertx, args, out, err);
         default -> Cli.fail(err, "unknown command '" + command + "'\n" + USAGE);
       };
     } catch (ConfigException e) {

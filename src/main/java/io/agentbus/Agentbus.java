@@ -15,6 +15,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
+import io.vertx.core.shareddata.LocalMap;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -109,6 +110,22 @@ public final class Agentbus {
   private Future<JsonObject> request(String address, String action, JsonObject body, long timeoutMs) {
     return vertx.eventBus().<JsonObject>request(address, body,
       new DeliveryOptions().addHeader(Actions.HEADER, action).setSendTimeout(timeoutMs)).map(Message::body);
+  }
+
+  /**
+   * Graceful stop, first half: new turns are refused from now on, and the future completes
+   * once the running turns have finished or {@code timeoutMs} has passed.
+   */
+  public Future<Void> drain(long timeoutMs) {
+    String conversations = deployments.get(deployments.size() - 1);
+    LocalMap<String, String> shards = vertx.sharedData().getLocalMap(ConversationVerticle.SHARDS);
+    List<Future<JsonObject>> replies = new ArrayList<>();
+    for (String shard : shards.keySet()) {
+      if (conversations.equals(shards.get(shard))) {
+        replies.add(request(Addresses.conversationShard(Integer.parseInt(shard)), Actions.DRAIN, new JsonObject(), timeoutMs));
+      }
+    }
+    return Future.join(replies).<Void>mapEmpty().otherwiseEmpty();
   }
 
   /** Undeploys everything, MCP servers last (their children are shut down cleanly). */

@@ -33,6 +33,8 @@ public final class Actions {
   public static final String GET = "get";
   /** Conversation: forget it. */
   public static final String DELETE = "delete";
+  /** Conversation shard: refuse new turns, reply when the running ones are done. */
+  public static final String DRAIN = "drain";
 
   private Actions() {
   }

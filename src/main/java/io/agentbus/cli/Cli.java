@@ -1,5 +1,6 @@
 package io.agentbus.cli;
 
+import io.agentbus.config.AgentConfig;
 import io.agentbus.config.ConfigException;
 import io.agentbus.config.EnvExpander;
 import io.agentbus.config.McpConfig;
@@ -22,6 +23,15 @@ public final class Cli {
   public static final String DEFAULT_MCP_CONFIG = "conf/mcp.json";
 
   private Cli() {
+  }
+
+  /** Where Agentbus looks for its own settings by default (optional there). */
+  public static final String DEFAULT_AGENT_CONFIG = "conf/agent.json";
+
+  /** Loads {@code --config} (default {@code conf/agent.json}, which may be absent). */
+  public static AgentConfig loadAgentConfig(CliArgs args) {
+    String file = args.option("config", null);
+    return AgentConfig.load(Path.of(file != null ? file : DEFAULT_AGENT_CONFIG), file != null, System.getenv());
   }
 
   /** Loads the MCP config or throws a {@link ConfigException} naming what is wrong. */

@@ -55,6 +55,17 @@ final class JsonFields {
     return n.longValue();
   }
 
+  Long nonNegativeLong(String field) {
+    Object v = json.getValue(field);
+    if (v == null) {
+      return null;
+    }
+    if (!(v instanceof Number n) || n.doubleValue() != Math.rint(n.doubleValue()) || n.longValue() < 0) {
+      throw wrongType(field, "an integer >= 0");
+    }
+    return n.longValue();
+  }
+
   List<String> stringList(String field) {
     Object v = json.getValue(field);
     if (v == null) {

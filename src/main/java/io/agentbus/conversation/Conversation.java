@@ -19,6 +19,7 @@ public final class Conversation {
   private final ToolSelection tools;
   private final List<JsonObject> history = new ArrayList<>();
   private final long createdAtMs = System.currentTimeMillis();
+  private long lastActiveNanos = System.nanoTime();
   private Usage usage = Usage.ZERO;
   private int turns;
   private boolean busy;
@@ -68,10 +69,17 @@ public final class Conversation {
   void turnStarted() {
     busy = true;
     turns++;
+    lastActiveNanos = System.nanoTime();
   }
 
   void turnEnded() {
     busy = false;
+    lastActiveNanos = System.nanoTime();
+  }
+
+  /** @return whether no turn ran for at least {@code idleMs} (a running turn is never idle) */
+  boolean idleFor(long idleMs, long nowNanos) {
+    return !busy && (nowNanos - lastActiveNanos) / 1_000_000L >= idleMs;
   }
 
   public boolean busy() {

@@ -8,7 +8,7 @@ import java.util.Objects;
  * Settings of the conversation service: the model, the loop limits, the history policy and
  * admission limits. JSON shape: {@code {model: {...ModelOptions}, system, maxTokens,
  * maxIterations, tokenBudget, history: {lastTurns, toolResultMaxChars}, stream,
- * toolTimeoutMs, maxConversations, maxActiveTurns}}.
+ * toolTimeoutMs, maxConversations, maxActiveTurns, idleTimeoutMs}}.
  */
 public class ConversationOptions {
 
@@ -27,6 +27,7 @@ public class ConversationOptions {
   private Long toolTimeoutMs;
   private int maxConversations = DEFAULT_MAX_CONVERSATIONS;
   private int maxActiveTurns = DEFAULT_MAX_ACTIVE_TURNS;
+  private long idleTimeoutMs;
 
   public ConversationOptions() {
   }
@@ -46,6 +47,7 @@ public class ConversationOptions {
     toolTimeoutMs = json.getLong("toolTimeoutMs");
     setMaxConversations(json.getInteger("maxConversations", DEFAULT_MAX_CONVERSATIONS));
     setMaxActiveTurns(json.getInteger("maxActiveTurns", DEFAULT_MAX_ACTIVE_TURNS));
+    setIdleTimeoutMs(json.getLong("idleTimeoutMs", 0L));
   }
 
   /** @return the JSON form (holds the model API key: never log it) */
@@ -58,7 +60,8 @@ public class ConversationOptions {
       .put("history", history.toJson())
       .put("stream", stream)
       .put("maxConversations", maxConversations)
-      .put("maxActiveTurns", maxActiveTurns);
+      .put("maxActiveTurns", maxActiveTurns)
+      .put("idleTimeoutMs", idleTimeoutMs);
     if (system != null) {
       json.put("system", system);
     }
@@ -155,6 +158,17 @@ public class ConversationOptions {
 
   public ConversationOptions setMaxActiveTurns(int maxActiveTurns) {
     this.maxActiveTurns = atLeast(1, maxActiveTurns, "maxActiveTurns");
+    return this;
+  }
+
+  /** @return a conversation with no turn for this long is forgotten ({@code 0}: never) */
+  public long getIdleTimeoutMs() { return idleTimeoutMs; }
+
+  public ConversationOptions setIdleTimeoutMs(long idleTimeoutMs) {
+    if (idleTimeoutMs < 0) {
+      throw new IllegalArgumentException("idleTimeoutMs must be >= 0");
+    }
+    this.idleTimeoutMs = idleTimeoutMs;
     return this;
   }
 }

@@ -4,6 +4,7 @@ import io.agentbus.bus.Actions;
 import io.agentbus.bus.Addresses;
 import io.agentbus.bus.FailureCodes;
 import io.agentbus.catalog.ToolCatalog;
+import io.agentbus.metrics.AgentbusMetrics;
 import io.agentbus.model.ModelClient;
 import io.agentbus.model.ModelException;
 import io.vertx.core.Future;
@@ -30,12 +31,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Bodies: create {@code {system?, tools?: [names or globs], tenant?}} → {@code {id}};
  * send {@code {id, content, tenant?}} → the turn result; get {@code {id, tenant?}} → the
- * conversation; delete {@code {id, tenant?}} → {@code {id, deleted: true}}.
+ * conversation; delete {@code {id, tenant?}} → {@code {id, deleted: true}}; drain (on a shard
+ * address) refuses new turns and replies once the running ones have finished.
  */
 public class ConversationVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(ConversationVerticle.class);
-  private static final String SHARDS = "agentbus.conversation.shards";
+  /** The local map of claimed shards: shard number → deployment id. */
+  public static final String SHARDS = "agentbus.conversation.shards";
   /** How long a forwarded request may take (a whole turn). */
   static final long FORWARD_TIMEOUT_MS = 30 * 60_000;
 
@@ -45,6 +48,8 @@ public class ConversationVerticle extends VerticleBase {
   private TurnRunner runner;
   private int shard = -1;
   private int activeTurns;
+  private boolean draining;
+  private final List<Message<JsonObject>> drainWaiters = new ArrayList<>();
 
   @Override
   public Future<?> start() {
@@ -52,6 +57,10 @@ public class ConversationVerticle extends VerticleBase {
     model = ModelClient.create(vertx, options.getModel());
     runner = new TurnRunner(vertx, model, options, ToolCatalog.shared(vertx));
     shard = claimShard();
+    if (options.getIdleTimeoutMs() > 0) {
+      long every = Math.max(1_000, Math.min(60_000, options.getIdleTimeoutMs() / 4));
+      vertx.setPeriodic(every, t -> forgetIdle());
+    }
     var front = vertx.eventBus().<JsonObject>localConsumer(Addresses.CONVERSATION, this::onRequest);
     var own = vertx.eventBus().<JsonObject>localConsumer(Addresses.conversationShard(shard), this::onRequest);
     return Future.all(front.completion(), own.completion());
@@ -62,6 +71,7 @@ public class ConversationVerticle extends VerticleBase {
     if (shard >= 0) {
       shards().remove(String.valueOf(shard));
     }
+    AgentbusMetrics.get(vertx).conversationsClosed(conversations.size());
     return model == null ? Future.succeededFuture() : model.close();
   }
 
@@ -81,6 +91,14 @@ public class ConversationVerticle extends VerticleBase {
   private void onRequest(Message<JsonObject> msg) {
     String action = msg.headers().get(Actions.HEADER);
     JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
+    if (Actions.DRAIN.equals(action)) {
+      drain(msg);
+      return;
+    }
+    if (draining && (Actions.CREATE.equals(action) || Actions.SEND.equals(action))) {
+      msg.fail(FailureCodes.UNAVAILABLE, "Agentbus is shutting down: no new turns");
+      return;
+    }
     if (Actions.CREATE.equals(action)) {
       create(msg, body);
       return;
@@ -156,6 +174,7 @@ public class ConversationVerticle extends VerticleBase {
     Conversation c = new Conversation(id, (String) tenant, system != null ? (String) system : options.getSystem(),
       patterns.isEmpty() ? ToolSelection.ALL : new ToolSelection(patterns));
     conversations.put(id, c);
+    AgentbusMetrics.get(vertx).conversationOpened();
     msg.reply(new JsonObject().put("id", id));
   }
 
@@ -186,7 +205,39 @@ public class ConversationVerticle extends VerticleBase {
         int code = err instanceof ModelException ? FailureCodes.UPSTREAM : FailureCodes.INTERNAL;
         msg.fail(code, err instanceof ModelException ? "model API error: " + err.getMessage() : String.valueOf(err.getMessage()));
       }
+      if (draining && activeTurns == 0) {
+        drainWaiters.forEach(w -> w.reply(drained()));
+        drainWaiters.clear();
+      }
     });
+  }
+
+  /** Refuses new turns from now on; replies once no turn runs on this instance. */
+  private void drain(Message<JsonObject> msg) {
+    if (!draining) {
+      LOG.info("conversation shard {} draining: {} turns running", shard, activeTurns);
+    }
+    draining = true;
+    if (activeTurns == 0) {
+      msg.reply(drained());
+    } else {
+      drainWaiters.add(msg);
+    }
+  }
+
+  private JsonObject drained() {
+    return new JsonObject().put("shard", shard).put("conversations", conversations.size());
+  }
+
+  private void forgetIdle() {
+    long now = System.nanoTime();
+    int before = conversations.size();
+    conversations.values().removeIf(c -> c.idleFor(options.getIdleTimeoutMs(), now));
+    int forgotten = before - conversations.size();
+    if (forgotten > 0) {
+      AgentbusMetrics.get(vertx).conversationsClosed(forgotten);
+      LOG.info("conversation shard {}: forgot {} conversations idle for {} ms", shard, forgotten, options.getIdleTimeoutMs());
+    }
   }
 
   private void delete(Message<JsonObject> msg, Conversation c) {
@@ -195,6 +246,7 @@ public class ConversationVerticle extends VerticleBase {
       return;
     }
     conversations.remove(c.id());
+    AgentbusMetrics.get(vertx).conversationsClosed(1);
     msg.reply(new JsonObject().put("id", c.id()).put("deleted", true));
   }
 }

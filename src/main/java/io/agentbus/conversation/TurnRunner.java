@@ -4,6 +4,7 @@ import io.agentbus.bus.Actions;
 import io.agentbus.bus.Addresses;
 import io.agentbus.catalog.CatalogSnapshot;
 import io.agentbus.catalog.ToolCatalog;
+import io.agentbus.metrics.AgentbusMetrics;
 import io.agentbus.model.ModelClient;
 import io.agentbus.model.ModelRequest;
 import io.agentbus.model.ModelResponse;
@@ -69,7 +70,7 @@ final class TurnRunner {
     Turn t = new Turn(conversation, new TurnEvents(vertx.eventBus(), conversation.id()));
     conversation.history().add(new JsonObject().put("role", "user").put("content", userContent));
     t.events.turnStarted(conversation.turns());
-    return iterate(t).onFailure(err -> {
+    return AgentbusMetrics.get(vertx).turn(iterate(t)).onFailure(err -> {
       t.events.done(new JsonObject().put("status", "error").put("error", String.valueOf(err.getMessage())));
     });
   }
@@ -98,6 +99,7 @@ final class TurnRunner {
         }
       })
       : model.send(request);
+    AgentbusMetrics.get(vertx).modelCall(model.provider(), start, reply);
     return reply.compose(resp -> onModelReply(t, resp, snapshot, (System.nanoTime() - start) / 1_000_000));
   }
 
@@ -146,7 +148,8 @@ final class TurnRunner {
       .put("provider", model.provider())
       .put("catalogVersion", snapshot.version())
       .put("content", resp.content())
-      .put("eventsAddress", t.events.address());
+      .put("eventsAddress", t.events.address())
+      .put("eventFields", new JsonObject().put("conversationId", t.conversation.id()));
     if (options.getToolTimeoutMs() != null) {
       body.put("timeoutMs", options.getToolTimeoutMs());
     }

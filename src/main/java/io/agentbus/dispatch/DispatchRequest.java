@@ -14,7 +14,8 @@ import java.util.Set;
  *  "catalogVersion": 7,                 // the snapshot the model request used (optional)
  *  "content": [ ...assistant content blocks: text, thinking, tool_use... ],
  *  "timeoutMs": 30000,                  // optional MCP timeout per call
- *  "eventsAddress": "..."}              // optional: per-call events are published there
+ *  "eventsAddress": "...",              // optional: per-call events are published there
+ *  "eventFields": {...}}                // optional: copied into every event (e.g. conversationId)
  * }</pre>
  *
  * @param provider who will read the results
@@ -22,8 +23,10 @@ import java.util.Set;
  * @param calls the tool_use blocks in order
  * @param timeoutMs the per-call timeout, or {@code null}
  * @param eventsAddress where to publish per-call events, or {@code null}
+ * @param eventFields fields copied into every per-call event, or {@code null}
  */
-public record DispatchRequest(Provider provider, Long catalogVersion, List<ToolUse> calls, Long timeoutMs, String eventsAddress) {
+public record DispatchRequest(Provider provider, Long catalogVersion, List<ToolUse> calls, Long timeoutMs, String eventsAddress,
+                              JsonObject eventFields) {
 
   /**
    * One tool_use block.
@@ -87,6 +90,7 @@ public record DispatchRequest(Provider provider, Long catalogVersion, List<ToolU
     Long version = body.getValue("catalogVersion") instanceof Number v ? v.longValue() : null;
     Long timeout = body.getValue("timeoutMs") instanceof Number t && t.longValue() > 0 ? t.longValue() : null;
     String events = body.getValue("eventsAddress") instanceof String a && !a.isBlank() ? a : null;
-    return new DispatchRequest(provider, version, List.copyOf(calls), timeout, events);
+    JsonObject fields = body.getValue("eventFields") instanceof JsonObject f ? f : null;
+    return new DispatchRequest(provider, version, List.copyOf(calls), timeout, events, fields);
   }
 }

@@ -113,7 +113,7 @@ public class DispatcherVerticle extends VerticleBase {
 
   private Future<JsonObject> run(DispatchRequest.ToolUse use, DispatchRequest request, CatalogSnapshot seen, CatalogSnapshot current) {
     long start = System.nanoTime();
-    CallEvents events = new CallEvents(vertx, request.eventsAddress(), use);
+    CallEvents events = new CallEvents(vertx, request.eventsAddress(), request.eventFields(), use);
     CatalogEntry entry = resolveEntry(use.name(), seen, current);
     events.started(entry);
     String refusal = refusal(use, entry, seen, current);
@@ -176,11 +176,16 @@ public class DispatcherVerticle extends VerticleBase {
   }
 
   /** Publishes {@code tool_call_started} / {@code tool_call_finished} when asked to. */
-  private record CallEvents(io.vertx.core.Vertx vertx, String address, DispatchRequest.ToolUse use) {
+  private record CallEvents(io.vertx.core.Vertx vertx, String address, JsonObject fields, DispatchRequest.ToolUse use) {
+
+    private JsonObject event(String type) {
+      JsonObject event = fields == null ? new JsonObject() : fields.copy();
+      return event.put("type", type).put("tool_use_id", use.id()).put("name", use.name());
+    }
 
     void started(CatalogEntry entry) {
       if (address != null) {
-        JsonObject event = new JsonObject().put("type", "tool_call_started").put("tool_use_id", use.id()).put("name", use.name());
+        JsonObject event = event("tool_call_started");
         if (entry != null) {
           event.put("server", entry.server()).put("tool", entry.tool());
         }
@@ -190,8 +195,7 @@ public class DispatcherVerticle extends VerticleBase {
 
     void finished(long startNanos, boolean isError) {
       if (address != null) {
-        vertx.eventBus().publish(address, new JsonObject().put("type", "tool_call_finished")
-          .put("tool_use_id", use.id()).put("name", use.name()).put("is_error", isError)
+        vertx.eventBus().publish(address, event("tool_call_finished").put("is_error", isError)
           .put("duration_ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos)));
       }
     }

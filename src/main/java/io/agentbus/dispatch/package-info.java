@@ -8,7 +8,8 @@
  *          "catalogVersion"?: 7,            // CatalogSnapshot.version() the model request used
  *          "content": [ assistant content blocks, verbatim: text, thinking, tool_use... ],
  *          "timeoutMs"?: 30000,             // MCP timeout per call (default: DispatcherOptions, else the server's)
- *          "eventsAddress"?: "..."}         // per-call events are published there
+ *          "eventsAddress"?: "...",         // per-call events are published there
+ *          "eventFields"?: {...}}           // copied into every per-call event
  * reply   {"role": "user", "content": [
  *            {"type": "tool_result", "tool_use_id": "toolu_1", "is_error": false,
  *             "content": [{"type": "text", "text": "..."},

@@ -31,6 +31,10 @@ final class DemoStrategy implements ReplyStrategy {
     }
     String text = conversation.lastUserText();
     Set<String> words = words(text);
+    String arithmetic = SchemaValues.arithmeticIn(text);
+    if (arithmetic != null && arithmetic.matches(".*\\d.*[-+*/%^].*\\d.*")) {
+      words.addAll(Set.of("calculate", "calculator", "arithmetic", "expression", "evaluate"));
+    }
     JsonObject best = null;
     int bestScore = 0;
     for (Object o : conversation.tools()) {

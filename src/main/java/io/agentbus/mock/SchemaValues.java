@@ -1,5 +1,7 @@
 package io.agentbus.mock;
 
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.Locale;
@@ -49,6 +51,21 @@ final class SchemaValues {
     };
   }
 
+  private static final Pattern ARITHMETIC = Pattern.compile("[-+(\\s]*\\d[\\d\\s.+\\-*/%^()]*");
+
+  /** The longest run of digits, operators and parentheses in the text, e.g. "(2+3)*4". */
+  static String arithmeticIn(String text) {
+    Matcher m = ARITHMETIC.matcher(text);
+    String best = null;
+    while (m.find()) {
+      String candidate = m.group().strip();
+      if (best == null || candidate.length() > best.length()) {
+        best = candidate;
+      }
+    }
+    return best;
+  }
+
   private static String stringFor(String name, String text) {
     String n = name.toLowerCase(Locale.ROOT);
     if (text != null && !text.isBlank()) {
@@ -57,6 +74,12 @@ final class SchemaValues {
       }
       if (n.contains("query") || n.contains("text") || n.contains("message") || n.contains("prompt")) {
         return text;
+      }
+      if (n.contains("expression") || n.contains("formula")) {
+        String expression = arithmeticIn(text);
+        if (expression != null) {
+          return expression;
+        }
       }
     }
     if (n.contains("city") || n.contains("location")) {

@@ -28,6 +28,8 @@ public class ModelOptions {
   public static final String DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
   /** Default number of retries after the first attempt (as in the official SDKs). */
   public static final int DEFAULT_MAX_RETRIES = 2;
+  /** Default of {@link #isPromptCaching()}. */
+  public static final boolean DEFAULT_PROMPT_CACHING = true;
   /** Default inactivity timeout of one attempt: 10 minutes, as in the official SDKs. */
   public static final long DEFAULT_REQUEST_TIMEOUT_MS = 600_000;
   /** Default connect timeout. */
@@ -52,6 +54,7 @@ public class ModelOptions {
   private int maxConnections = DEFAULT_MAX_CONNECTIONS;
   private int maxWaitQueueSize = DEFAULT_MAX_WAIT_QUEUE_SIZE;
   private boolean http2 = DEFAULT_HTTP2;
+  private boolean promptCaching = DEFAULT_PROMPT_CACHING;
   private int maxEventSize = DEFAULT_MAX_EVENT_SIZE;
 
   /** Creates options with the defaults. */
@@ -75,6 +78,7 @@ public class ModelOptions {
     this.maxConnections = other.maxConnections;
     this.maxWaitQueueSize = other.maxWaitQueueSize;
     this.http2 = other.http2;
+    this.promptCaching = other.promptCaching;
     this.maxEventSize = other.maxEventSize;
   }
 
@@ -96,6 +100,7 @@ public class ModelOptions {
     setMaxConnections(json.getInteger("maxConnections", DEFAULT_MAX_CONNECTIONS));
     setMaxWaitQueueSize(json.getInteger("maxWaitQueueSize", DEFAULT_MAX_WAIT_QUEUE_SIZE));
     setHttp2(json.getBoolean("http2", DEFAULT_HTTP2));
+    setPromptCaching(json.getBoolean("promptCaching", DEFAULT_PROMPT_CACHING));
     setMaxEventSize(json.getInteger("maxEventSize", DEFAULT_MAX_EVENT_SIZE));
   }
 
@@ -144,6 +149,7 @@ public class ModelOptions {
         .put("maxConnections", maxConnections)
         .put("maxWaitQueueSize", maxWaitQueueSize)
         .put("http2", http2)
+        .put("promptCaching", promptCaching)
         .put("maxEventSize", maxEventSize);
     if (baseUrl != null) {
       json.put("baseUrl", baseUrl);
@@ -369,6 +375,23 @@ public class ModelOptions {
    * @param http2 whether to use HTTP/2
    * @return this
    */
+  /**
+   * @return whether Anthropic requests carry prompt-cache breakpoints (last tool, last message),
+   *     so the growing history of an agent loop is read from the cache (default true)
+   */
+  public boolean isPromptCaching() {
+    return promptCaching;
+  }
+
+  /**
+   * @param promptCaching whether to add Anthropic prompt-cache breakpoints
+   * @return this
+   */
+  public ModelOptions setPromptCaching(boolean promptCaching) {
+    this.promptCaching = promptCaching;
+    return this;
+  }
+
   public ModelOptions setHttp2(boolean http2) {
     this.http2 = http2;
     return this;

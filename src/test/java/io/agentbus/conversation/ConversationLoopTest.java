@@ -273,6 +273,7 @@ class ConversationLoopTest {
       Promise<Void> done = Promise.promise();
       vertx.eventBus().<JsonObject>consumer(Addresses.conversationEvents(id), m -> {
         types.add(m.body().getString("type"));
+        ctx.verify(() -> assertEquals(id, m.body().getString("conversationId"), m.body()::encode));
         if ("done".equals(m.body().getString("type"))) {
           done.tryComplete();
         }

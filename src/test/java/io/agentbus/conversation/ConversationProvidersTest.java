@@ -210,4 +210,51 @@ class ConversationProvidersTest {
           return Future.succeededFuture();
         })).onComplete(ctx.succeedingThenComplete());
   }
+
+  @Test
+  void drainRefusesNewTurnsAndWaitsForRunningOnes(Vertx vertx, VertxTestContext ctx) {
+    withAgentbus(vertx, new MockModelOptions().setMode(MockModelOptions.MODE_SCRIPT).setScript(parallelScript()).setLatencyMs(200),
+      model -> new ConversationOptions().setModel(model),
+      (agentbus, mock) -> agentbus.createConversation(new JsonObject()).compose(id -> agentbus.createConversation(new JsonObject())
+        .compose(other -> {
+          io.vertx.core.Promise<Void> started = io.vertx.core.Promise.promise();
+          vertx.eventBus().<JsonObject>consumer(io.agentbus.bus.Addresses.conversationEvents(id), m -> {
+            if ("turn_started".equals(m.body().getString("type"))) {
+              started.tryComplete();
+            }
+          });
+          Future<JsonObject> running = agentbus.send(id, "long turn");
+          return started.future().compose(v -> {
+            Future<Void> drained = agentbus.drain(30_000);
+            return agentbus.send(other, "new turn").transform(refused -> {
+              ctx.verify(() -> {
+                assertEquals(FailureCodes.UNAVAILABLE, ((ReplyException) refused.cause()).failureCode());
+                assertTrue(refused.cause().getMessage().contains("shutting down"));
+              });
+              return drained.map(d -> {
+                ctx.verify(() -> {
+                  assertTrue(running.succeeded(), "drain completed only after the running turn");
+                  assertEquals("end_turn", running.result().getString("status"));
+                });
+                return d;
+              });
+            });
+          });
+        }))).onComplete(ctx.succeedingThenComplete());
+  }
+
+  @Test
+  void idleConversationsAreForgotten(Vertx vertx, VertxTestContext ctx) {
+    withAgentbus(vertx, new MockModelOptions(), model -> new ConversationOptions().setModel(model).setIdleTimeoutMs(50),
+      (agentbus, mock) -> agentbus.createConversation(new JsonObject()).compose(id -> {
+        io.vertx.core.Promise<Void> gone = io.vertx.core.Promise.promise();
+        // the sweep runs every second at the least; ask until the conversation is gone
+        vertx.setPeriodic(200, t -> agentbus.get(id).onFailure(err -> {
+          vertx.cancelTimer(t);
+          ctx.verify(() -> assertEquals(FailureCodes.NOT_FOUND, ((ReplyException) err).failureCode()));
+          gone.tryComplete();
+        }));
+        return gone.future();
+      })).onComplete(ctx.succeedingThenComplete());
+  }
 }

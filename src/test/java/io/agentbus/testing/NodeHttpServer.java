@@ -36,9 +36,17 @@ public final class NodeHttpServer implements AutoCloseable {
 
   /** Starts server-everything in {@code mode}; completes on {@code context} once it listens. */
   public static Future<NodeHttpServer> start(Vertx vertx, Context context, String mode) {
+    try {
+      return start(vertx, context, mode, freePort());
+    } catch (IOException e) {
+      return Future.failedFuture(e);
+    }
+  }
+
+  /** Starts server-everything in {@code mode} on a given port (to restart it in place). */
+  public static Future<NodeHttpServer> start(Vertx vertx, Context context, String mode, int port) {
     Promise<NodeHttpServer> ready = Promise.promise();
     try {
-      int port = freePort();
       String script = InteropServers.dir().resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js").toString();
       ProcessBuilder pb = new ProcessBuilder(List.of("node", script, mode)).redirectErrorStream(true);
       pb.environment().put("PORT", Integer.toString(port));

@@ -7,6 +7,7 @@ import io.agentbus.config.McpServerOptions;
 import io.agentbus.mcp.CallOptions;
 import io.agentbus.mcp.McpClient;
 import io.agentbus.mcp.McpException;
+import io.agentbus.metrics.AgentbusMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
@@ -123,6 +124,7 @@ public class McpServerVerticle extends VerticleBase {
     restartTimer = vertx.setTimer(delay, t -> {
       if (!stopping) {
         restarts++;
+        AgentbusMetrics.get(vertx).mcpRestart(name);
         connect();
       }
     });
@@ -204,7 +206,9 @@ public class McpServerVerticle extends VerticleBase {
         .put("total", p.total()).put("message", p.message())));
     }
     McpClient c = client;
+    long start = System.nanoTime();
     gate.submit(() -> c.callTool(req.name(), req.arguments(), callOptions), timeout).onComplete(ar -> {
+      AgentbusMetrics.get(vertx).toolCall(name, req.name(), start, ar);
       if (ar.succeeded()) {
         msg.reply(ar.result());
       } else {

@@ -1,5 +1,8 @@
 package io.agentbus.model.anthropic;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import io.agentbus.model.ModelException;
 import io.agentbus.model.ModelException.Kind;
 import io.agentbus.model.ModelRequest;
@@ -22,6 +25,16 @@ public final class AnthropicCodec {
    * @throws ModelException if no model is known
    */
   public static JsonObject requestBody(ModelRequest request, String defaultModel, boolean stream) {
+    return requestBody(request, defaultModel, stream, false);
+  }
+
+  /**
+   * As {@link #requestBody(ModelRequest, String, boolean)}; with {@code promptCaching}, cache
+   * breakpoints go on the last tool (tools and system) and on the last block of the last
+   * message, so each call of an agent loop reads the previous call's prefix from the cache.
+   * The request's own message objects are never modified.
+   */
+  public static JsonObject requestBody(ModelRequest request, String defaultModel, boolean stream, boolean promptCaching) {
     JsonObject body = request.toJson();
     if (body.getString("model") == null) {
       if (defaultModel == null) {
@@ -37,12 +50,50 @@ public final class AnthropicCodec {
       }
       body.put("tools", out);
     }
+    if (promptCaching) {
+      addCacheBreakpoints(body);
+    }
     if (stream) {
       body.put("stream", true);
     } else {
       body.remove("stream");
     }
     return body;
+  }
+
+  private static final JsonObject EPHEMERAL = new JsonObject().put("type", "ephemeral");
+
+  private static void addCacheBreakpoints(JsonObject body) {
+    JsonArray tools = body.getJsonArray("tools");
+    if (tools != null && !tools.isEmpty()) {
+      JsonObject last = tools.getJsonObject(tools.size() - 1);
+      if (!last.containsKey("cache_control")) {
+        last.put("cache_control", EPHEMERAL.copy());
+      }
+    }
+    JsonArray messages = body.getJsonArray("messages");
+    if (messages == null || messages.isEmpty() || !(messages.getValue(messages.size() - 1) instanceof JsonObject message)) {
+      return;
+    }
+    Object content = message.getValue("content");
+    List<Object> blocks;
+    if (content instanceof String text) {
+      blocks = new ArrayList<>(List.of(new JsonObject().put("type", "text").put("text", text)));
+    } else if (content instanceof JsonArray array && !array.isEmpty() && array.getValue(array.size() - 1) instanceof JsonObject) {
+      blocks = new ArrayList<>(array.getList());
+    } else {
+      return;
+    }
+    JsonObject lastBlock = (JsonObject) blocks.get(blocks.size() - 1);
+    String type = lastBlock.getString("type", "");
+    if (type.equals("thinking") || type.equals("redacted_thinking") || (type.equals("text") && lastBlock.getString("text", "").isEmpty())) {
+      return;
+    }
+    // Shallow copies: the history's own objects stay untouched and large blocks are not copied.
+    blocks.set(blocks.size() - 1, new JsonObject(new LinkedHashMap<>(lastBlock.getMap())).put("cache_control", EPHEMERAL.copy()));
+    List<Object> copy = new ArrayList<>(messages.getList());
+    copy.set(copy.size() - 1, new JsonObject(new LinkedHashMap<>(message.getMap())).put("content", new JsonArray(blocks)));
+    body.put("messages", new JsonArray(copy));
   }
 
   private static JsonObject tool(JsonObject def) {

@@ -54,7 +54,7 @@ public final class AnthropicModelClient extends BaseModelClient {
 
   @Override
   protected JsonObject body(ModelRequest request, boolean stream) {
-    return AnthropicCodec.requestBody(request, options.getModel(), stream);
+    return AnthropicCodec.requestBody(request, options.getModel(), stream, options.isPromptCaching());
   }
 
   @Override

@@ -1,0 +1,65 @@
+package io.agentbus.cli;
+
+import io.agentbus.Agentbus;
+import io.agentbus.AgentbusOptions;
+import io.agentbus.config.AgentConfig;
+import io.agentbus.config.McpConfig;
+import io.agentbus.conversation.ConversationOptions;
+import io.agentbus.mock.MockModelOptions;
+import io.agentbus.mock.MockModelServer;
+import io.agentbus.model.ModelOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Starts Agentbus from its config files for {@code serve} and {@code chat}. Without an API
+ * key it first starts the mock model in demo mode, in-process but over real HTTP on
+ * loopback, and says so loudly.
+ */
+final class Launcher {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Launcher.class);
+
+  /** A running Agentbus and, in demo mode, the mock model it talks to. */
+  record Launched(Agentbus agentbus, MockModelServer demoModel) {
+
+    Future<Void> close() {
+      Future<Void> closed = agentbus.close();
+      return demoModel == null ? closed : closed.eventually(demoModel::close);
+    }
+  }
+
+  private Launcher() {
+  }
+
+  static Future<Launched> start(Vertx vertx, AgentConfig agent, McpConfig mcp) {
+    Future<MockModelServer> demo = !agent.demoModel() ? Future.succeededFuture()
+      : MockModelServer.start(vertx, new MockModelOptions().setMode(MockModelOptions.MODE_DEMO).setLatencyMs(agent.demoLatencyMs()));
+    return demo.compose(mock -> {
+      ConversationOptions conversation = new ConversationOptions(agent.conversation());
+      if (mock != null) {
+        warnDemo(mock.actualPort());
+        ModelOptions model = conversation.getModel();
+        conversation.setModel(new ModelOptions(model).setProvider(ModelOptions.ANTHROPIC).setApiKey("demo-mode")
+          .setBaseUrl("http://127.0.0.1:" + mock.actualPort()).setModel("agentbus-demo"));
+      }
+      AgentbusOptions options = new AgentbusOptions().setMcpServers(mcp.servers()).setConversation(conversation);
+      if (agent.conversationInstances() != null) {
+        options.setConversationInstances(agent.conversationInstances());
+      }
+      return Agentbus.deploy(vertx, options)
+        .map(agentbus -> new Launched(agentbus, mock))
+        .recover(err -> (mock == null ? Future.<Void>succeededFuture() : mock.close()).transform(ar -> Future.failedFuture(err)));
+    });
+  }
+
+  private static void warnDemo(int port) {
+    LOG.warn("================================================================================");
+    LOG.warn(" DEMO MODE: neither ANTHROPIC_API_KEY nor OPENAI_API_KEY is set (and no apiKey in");
+    LOG.warn(" conf/agent.json), so Agentbus talks to its built-in mock model on");
+    LOG.warn(" http://127.0.0.1:{}. Its answers are canned; the tool calls are real.", port);
+    LOG.warn("================================================================================");
+  }
+}

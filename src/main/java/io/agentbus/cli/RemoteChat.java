@@ -1,0 +1,100 @@
+package io.agentbus.cli;
+
+import io.agentbus.sse.SseParser;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * {@code agentbus chat --url http://HOST:PORT [--token T]}: the terminal chat against a
+ * running {@code serve}, over its HTTP API with SSE. Runs on the command line's main thread
+ * with the JDK HTTP client (plain blocking calls: no event loop is involved).
+ */
+final class RemoteChat {
+
+  private RemoteChat() {
+  }
+
+  static int run(CliArgs args, InputStream in, PrintStream out, PrintStream err) {
+    String base = args.option("url", null).replaceAll("/+$", "");
+    String token = args.option("token", System.getenv("AGENTBUS_TOKEN"));
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    try {
+      HttpResponse<String> created = http.send(request(base + "/v1/conversations", token, "{}").build(),
+        HttpResponse.BodyHandlers.ofString());
+      if (created.statusCode() != 201) {
+        return Cli.fail(err, "cannot create a conversation at " + base + ": HTTP " + created.statusCode() + " " + created.body());
+      }
+      String id = new JsonObject(created.body()).getString("id");
+      out.println("Agentbus chat at " + base + ". Empty line or Ctrl-D quits.");
+      BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+      while (true) {
+        out.print("\nyou> ");
+        out.flush();
+        String line = reader.readLine();
+        if (line == null || line.isBlank()) {
+          return Cli.OK;
+        }
+        turn(http, base + "/v1/conversations/" + id + "/messages", token, line, out, err);
+      }
+    } catch (IOException e) {
+      return Cli.fail(err, "cannot talk to " + base + ": " + e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Cli.FAILURE;
+    }
+  }
+
+  private static HttpRequest.Builder request(String url, String token, String body) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).header("content-type", "application/json")
+      .POST(HttpRequest.BodyPublishers.ofString(body));
+    if (token != null) {
+      b.header("authorization", "Bearer " + token);
+    }
+    return b;
+  }
+
+  private static void turn(HttpClient http, String url, String token, String text, PrintStream out, PrintStream err)
+    throws IOException, InterruptedException {
+    HttpRequest req = request(url, token, new JsonObject().put("content", text).encode())
+      .header("accept", "text/event-stream").build();
+    HttpResponse<InputStream> resp = http.send(req, HttpResponse.BodyHandlers.ofInputStream());
+    try (InputStream body = resp.body()) {
+      if (resp.statusCode() != 200) {
+        err.println("[HTTP " + resp.statusCode() + "] " + new String(body.readAllBytes(), StandardCharsets.UTF_8));
+        return;
+      }
+      out.print("agentbus> ");
+      TurnPrinter printer = new TurnPrinter(out);
+      boolean[] done = {false};
+      SseParser parser = SseParser.create();
+      parser.handler(event -> {
+        if (done[0] || event.data() == null || event.data().isEmpty()) {
+          return;
+        }
+        JsonObject data = new JsonObject(event.data());
+        if ("error".equals(event.event())) {
+          err.println("\n[turn failed: " + data.encode() + "]");
+          done[0] = true;
+        } else {
+          done[0] = printer.print(data.put("type", event.event()));
+        }
+      });
+      byte[] buf = new byte[8192];
+      int n;
+      while (!done[0] && (n = body.read(buf)) != -1) {
+        parser.handle(Buffer.buffer(java.util.Arrays.copyOf(buf, n)));
+      }
+    }
+  }
+}

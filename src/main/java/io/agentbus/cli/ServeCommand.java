@@ -1,0 +1,69 @@
+package io.agentbus.cli;
+
+import io.agentbus.config.AgentConfig;
+import io.agentbus.config.McpConfig;
+import io.agentbus.http.HttpApiOptions;
+import io.agentbus.http.HttpApiVerticle;
+import io.agentbus.mcp.transport.stdio.ChildProcessReaper;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.io.PrintStream;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code agentbus serve [--config FILE] [--mcp-config FILE]}: one verticle per MCP server,
+ * the catalog, the dispatcher, the conversation verticles and the HTTP API. Runs until
+ * SIGTERM (or Ctrl-C), then drains: new turns are refused, running turns may finish within
+ * {@code drainTimeoutMs}, the HTTP API closes and the MCP servers are shut down cleanly.
+ */
+public final class ServeCommand {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
+  /** Time for closing the API and the MCP servers after the drain. */
+  private static final long CLOSE_TIMEOUT_MS = 15_000;
+
+  private ServeCommand() {
+  }
+
+  public static int run(Vertx vertx, CliArgs args, PrintStream out, PrintStream err) {
+    AgentConfig agent = Cli.loadAgentConfig(args);
+    McpConfig mcp = Cli.loadMcpConfig(args);
+    Launcher.Launched launched = Cli.await(Launcher.start(vertx, agent, mcp));
+    HttpApiOptions httpOptions = new HttpApiOptions(agent.http()).setServers(launched.agentbus().servers());
+    HttpApiVerticle api = new HttpApiVerticle(httpOptions);
+    String apiDeployment;
+    try {
+      apiDeployment = Cli.await(vertx.deployVerticle(api));
+    } catch (RuntimeException e) {
+      Cli.await(launched.close().otherwiseEmpty());
+      return Cli.fail(err, "cannot start the HTTP API: " + e.getMessage());
+    }
+    LOG.info("Agentbus listening on http://{}:{}", api.host(), api.actualPort());
+    CountDownLatch stopped = new CountDownLatch(1);
+    ChildProcessReaper.graceAtExit(agent.drainTimeoutMs() + CLOSE_TIMEOUT_MS);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      LOG.info("stopping: refusing new turns, letting running ones finish (up to {} ms)", agent.drainTimeoutMs());
+      Future.join(api.drain(), launched.agentbus().drain(agent.drainTimeoutMs()))
+        .eventually(() -> vertx.undeploy(apiDeployment))
+        .eventually(launched::close)
+        .onComplete(ar -> {
+          LOG.info("Agentbus stopped");
+          stopped.countDown();
+        });
+      try {
+        stopped.await(agent.drainTimeoutMs() + CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "agentbus-shutdown"));
+    try {
+      stopped.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return Cli.OK;
+  }
+}

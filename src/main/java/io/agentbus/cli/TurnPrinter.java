@@ -1,0 +1,43 @@
+package io.agentbus.cli;
+
+import io.vertx.core.json.JsonObject;
+import java.io.PrintStream;
+
+/** Prints one turn's events for a terminal chat: streamed text, tool calls, the end status. */
+final class TurnPrinter {
+
+  private final PrintStream out;
+  private boolean printedText;
+
+  TurnPrinter(PrintStream out) {
+    this.out = out;
+  }
+
+  /** Prints one event; returns {@code true} on the turn's {@code done} event. */
+  boolean print(JsonObject e) {
+    switch (e.getString("type", "")) {
+      case "text_delta" -> {
+        out.print(e.getString("text"));
+        printedText = true;
+      }
+      case "tool_call_started" -> out.print("\n  [tool " + e.getString("name") + " ...]");
+      case "tool_call_finished" -> out.print("\n  [tool " + e.getString("name") + (e.getBoolean("is_error", false)
+        ? " failed" : " done") + " in " + e.getValue("duration_ms") + " ms]\nagentbus> ");
+      case "done" -> {
+        JsonObject result = e.getJsonObject("result", new JsonObject());
+        if (!printedText) {
+          out.print(result.getString("answer", ""));
+        }
+        String status = result.getString("status", "");
+        if (!"end_turn".equals(status)) {
+          out.print("\n  [" + status + (result.containsKey("error") ? ": " + result.getString("error") : "") + "]");
+        }
+        out.println();
+        return true;
+      }
+      default -> {
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,44 @@
+package io.agentbus.http;
+
+import io.agentbus.bus.Actions;
+import io.agentbus.bus.Addresses;
+import io.agentbus.conversation.ConversationIds;
+import io.vertx.core.Future;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.EventBus;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.core.json.JsonObject;
+
+/** The API's only way to the rest of Agentbus: requests on the event bus. */
+final class BusRequests {
+
+  /** Timeout of short requests (create, get, delete, catalog). */
+  static final long SHORT_TIMEOUT_MS = 30_000;
+
+  private final EventBus bus;
+
+  BusRequests(EventBus bus) {
+    this.bus = bus;
+  }
+
+  Future<JsonObject> request(String address, String action, JsonObject body, long timeoutMs) {
+    DeliveryOptions delivery = new DeliveryOptions().addHeader(Actions.HEADER, action).setSendTimeout(timeoutMs);
+    return bus.<JsonObject>request(address, body, delivery).map(Message::body);
+  }
+
+  /**
+   * Asks the instance that owns the conversation (its shard address, named by the id). When
+   * no instance has that shard the front address answers, so an unknown id gets the
+   * service's own 404 and a missing service still gets NO_HANDLERS.
+   */
+  Future<JsonObject> conversation(String id, String action, JsonObject body, long timeoutMs) {
+    return request(ConversationIds.address(id), action, body, timeoutMs).recover(err -> {
+      if (err instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS) {
+        return request(Addresses.CONVERSATION, action, body, timeoutMs);
+      }
+      return Future.failedFuture(err);
+    });
+  }
+}

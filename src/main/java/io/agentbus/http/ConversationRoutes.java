@@ -1,0 +1,127 @@
+package io.agentbus.http;
+
+import io.agentbus.Agentbus;
+import io.agentbus.bus.Actions;
+import io.agentbus.bus.Addresses;
+import io.agentbus.conversation.ConversationIds;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+
+/**
+ * {@code /v1/conversations}: create, send a message (JSON or SSE), get, delete. Every body is
+ * checked here first, so a bad request changes nothing; the caller's tenant (from
+ * {@link BearerAuth}) goes with every bus request, so other tenants' conversations are 404.
+ */
+final class ConversationRoutes {
+
+  private static final String SERVICE = "the conversation service";
+
+  private final Vertx vertx;
+  private final BusRequests bus;
+  private final Responses responses;
+  private final Admission admission;
+  private final long heartbeatMs;
+
+  ConversationRoutes(Vertx vertx, BusRequests bus, Responses responses, Admission admission, long heartbeatMs) {
+    this.vertx = vertx;
+    this.bus = bus;
+    this.responses = responses;
+    this.admission = admission;
+    this.heartbeatMs = heartbeatMs;
+  }
+
+  private static JsonObject withTenant(JsonObject body, RoutingContext ctx) {
+    String tenant = ctx.get(BearerAuth.TENANT);
+    return tenant == null ? body : body.put("tenant", tenant);
+  }
+
+  /** @return the {@code id} path parameter, when it can name a conversation at all */
+  private static String conversationId(RoutingContext ctx) {
+    String id = ctx.pathParam("id");
+    if (ConversationIds.shardOf(id) < 0) {
+      throw ApiError.notFound("no conversation '" + id + "'");
+    }
+    return id;
+  }
+
+  /** {@code POST /v1/conversations {system?, tools?}} → 201 {@code {id}}. */
+  void create(RoutingContext ctx) {
+    JsonObject body = Bodies.object(ctx);
+    String system = Bodies.optionalString(body, "system");
+    JsonArray tools = Bodies.optionalStrings(body, "tools");
+    JsonObject request = new JsonObject();
+    if (system != null) {
+      request.put("system", system);
+    }
+    if (tools != null) {
+      request.put("tools", tools);
+    }
+    bus.request(Addresses.CONVERSATION, Actions.CREATE, withTenant(request, ctx), BusRequests.SHORT_TIMEOUT_MS)
+      .onSuccess(reply -> {
+        String id = reply.getString("id");
+        ctx.response().putHeader(HttpHeaders.LOCATION, "/v1/conversations/" + id);
+        responses.json(ctx, 201, new JsonObject().put("id", id));
+      })
+      .onFailure(err -> responses.error(ctx, ApiError.fromBus(err, SERVICE)));
+  }
+
+  /** {@code POST /v1/conversations/:id/messages {content}} → the turn result, or SSE. */
+  void send(RoutingContext ctx) {
+    String id = conversationId(ctx);
+    Object content = Bodies.content(Bodies.object(ctx));
+    String key = Admission.key(ctx.get(BearerAuth.TENANT), id);
+    admission.admit(key, id);
+    JsonObject request = withTenant(new JsonObject().put("id", id).put("content", content), ctx);
+    if (wantsEvents(ctx)) {
+      TurnStream stream = new TurnStream(vertx, ctx, responses, id, heartbeatMs);
+      stream.subscribe()
+        .compose(v -> bus.conversation(id, Actions.SEND, request, Agentbus.TURN_TIMEOUT_MS))
+        .onComplete(ar -> {
+          admission.release(key);
+          stream.onReply(ar);
+        });
+      return;
+    }
+    bus.conversation(id, Actions.SEND, request, Agentbus.TURN_TIMEOUT_MS).onComplete(ar -> {
+      admission.release(key);
+      if (ar.succeeded()) {
+        responses.json(ctx, 200, ar.result());
+      } else {
+        responses.error(ctx, ApiError.fromBus(ar.cause(), SERVICE));
+      }
+    });
+  }
+
+  private static boolean wantsEvents(RoutingContext ctx) {
+    String accept = ctx.request().getHeader(HttpHeaders.ACCEPT);
+    return accept != null && accept.contains("text/event-stream");
+  }
+
+  /** {@code GET /v1/conversations/:id} → history, usage, turns. */
+  void get(RoutingContext ctx) {
+    String id = conversationId(ctx);
+    reply(ctx, bus.conversation(id, Actions.GET, withTenant(new JsonObject().put("id", id), ctx), BusRequests.SHORT_TIMEOUT_MS), 200);
+  }
+
+  /** {@code DELETE /v1/conversations/:id} → 204. */
+  void delete(RoutingContext ctx) {
+    String id = conversationId(ctx);
+    reply(ctx, bus.conversation(id, Actions.DELETE, withTenant(new JsonObject().put("id", id), ctx), BusRequests.SHORT_TIMEOUT_MS), 204);
+  }
+
+  private void reply(RoutingContext ctx, Future<JsonObject> answer, int status) {
+    answer.onComplete(ar -> {
+      if (ar.failed()) {
+        responses.error(ctx, ApiError.fromBus(ar.cause(), SERVICE));
+      } else if (status == 204) {
+        responses.noContent(ctx);
+      } else {
+        responses.json(ctx, status, ar.result());
+      }
+    });
+  }
+}

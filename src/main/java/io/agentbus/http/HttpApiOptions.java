@@ -1,0 +1,240 @@
+package io.agentbus.http;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Settings of the {@link HttpApiVerticle}. A plain data object: JSON constructor with
+ * defaults, {@link #toJson()}, fluent validating setters.
+ *
+ * <p>{@code tokens} maps each bearer token to the tenant it authenticates. With no tokens the
+ * API has no authentication and therefore listens on {@link #LOOPBACK} only, whatever
+ * {@code host} says. {@link #toString()} never shows the tokens; {@link #toJson()} does (it
+ * is the configuration form): never log it.
+ */
+public class HttpApiOptions {
+
+  /** Listen on every interface (only when tokens are configured). */
+  public static final String DEFAULT_HOST = "0.0.0.0";
+  /** Where the API listens when no tokens are configured. */
+  public static final String LOOPBACK = "127.0.0.1";
+  /** Default port; 0 picks an ephemeral one. */
+  public static final int DEFAULT_PORT = 8080;
+  /** Largest accepted request body: 1 MiB. */
+  public static final long DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+  /** Turns running through this API instance at once; more are refused with 503. */
+  public static final int DEFAULT_MAX_IN_FLIGHT_TURNS = 1000;
+  /** The {@code Retry-After} (seconds) sent with 503 and 429 answers. */
+  public static final int DEFAULT_RETRY_AFTER_SECONDS = 1;
+
+  private String host = DEFAULT_HOST;
+  private int port = DEFAULT_PORT;
+  private Map<String, String> tokens = new LinkedHashMap<>();
+  private long maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
+  private int maxInFlightTurns = DEFAULT_MAX_IN_FLIGHT_TURNS;
+  private int retryAfterSeconds = DEFAULT_RETRY_AFTER_SECONDS;
+  private List<String> servers = new ArrayList<>();
+
+  public HttpApiOptions() {
+  }
+
+  public HttpApiOptions(HttpApiOptions other) {
+    this(other.toJson());
+  }
+
+  /**
+   * Reads {@code {host?, port?, tokens?: {token: tenant}, maxBodyBytes?, maxInFlightTurns?,
+   * retryAfterSeconds?, servers?: [names]}}; a field of the wrong type throws
+   * {@link IllegalArgumentException} naming it.
+   */
+  public HttpApiOptions(JsonObject json) {
+    Objects.requireNonNull(json, "'json' cannot be null");
+    setHost(string(json, "host", DEFAULT_HOST));
+    setPort((int) number(json, "port", DEFAULT_PORT));
+    setMaxBodyBytes(number(json, "maxBodyBytes", DEFAULT_MAX_BODY_BYTES));
+    setMaxInFlightTurns((int) number(json, "maxInFlightTurns", DEFAULT_MAX_IN_FLIGHT_TURNS));
+    setRetryAfterSeconds((int) number(json, "retryAfterSeconds", DEFAULT_RETRY_AFTER_SECONDS));
+    Object t = json.getValue("tokens");
+    if (t != null) {
+      if (!(t instanceof JsonObject obj)) {
+        throw new IllegalArgumentException("field 'tokens' must be an object of token: tenant");
+      }
+      Map<String, String> map = new LinkedHashMap<>();
+      for (Map.Entry<String, Object> e : obj) {
+        if (!(e.getValue() instanceof String tenant)) {
+          // the key is a secret: name the field, not the token
+          throw new IllegalArgumentException("field 'tokens' must map every token to a tenant name (a string)");
+        }
+        map.put(e.getKey(), tenant);
+      }
+      setTokens(map);
+    }
+    Object s = json.getValue("servers");
+    if (s != null) {
+      if (!(s instanceof JsonArray arr) || !arr.stream().allMatch(o -> o instanceof String)) {
+        throw new IllegalArgumentException("field 'servers' must be an array of server names");
+      }
+      List<String> names = new ArrayList<>();
+      arr.forEach(o -> names.add((String) o));
+      setServers(names);
+    }
+  }
+
+  private static String string(JsonObject json, String field, String fallback) {
+    Object v = json.getValue(field);
+    if (v == null) {
+      return fallback;
+    }
+    if (!(v instanceof String str)) {
+      throw new IllegalArgumentException("field '" + field + "' must be a string");
+    }
+    return str;
+  }
+
+  private static long number(JsonObject json, String field, long fallback) {
+    Object v = json.getValue(field);
+    if (v == null) {
+      return fallback;
+    }
+    if (!(v instanceof Number n) || n.doubleValue() != Math.rint(n.doubleValue())) {
+      throw new IllegalArgumentException("field '" + field + "' must be an integer");
+    }
+    return n.longValue();
+  }
+
+  /** @return the JSON form read by {@link #HttpApiOptions(JsonObject)} (holds the tokens: never log it) */
+  public JsonObject toJson() {
+    JsonObject t = new JsonObject();
+    tokens.forEach(t::put);
+    return new JsonObject()
+      .put("host", host)
+      .put("port", port)
+      .put("tokens", t)
+      .put("maxBodyBytes", maxBodyBytes)
+      .put("maxInFlightTurns", maxInFlightTurns)
+      .put("retryAfterSeconds", retryAfterSeconds)
+      .put("servers", new JsonArray(new ArrayList<>(servers)));
+  }
+
+  /** @return the settings without the tokens (only their count) */
+  @Override
+  public String toString() {
+    return "HttpApiOptions{host=" + host + ", port=" + port + ", tokens=" + tokens.size()
+      + ", maxBodyBytes=" + maxBodyBytes + ", maxInFlightTurns=" + maxInFlightTurns + ", servers=" + servers + "}";
+  }
+
+  /** @return the configured host (see {@link #effectiveHost()}) */
+  public String getHost() {
+    return host;
+  }
+
+  /** Sets the interface to listen on; only honoured when tokens are configured. */
+  public HttpApiOptions setHost(String host) {
+    if (host == null || host.isBlank()) {
+      throw new IllegalArgumentException("host must not be empty");
+    }
+    this.host = host;
+    return this;
+  }
+
+  /** @return where the API actually listens: {@code host} with tokens, {@link #LOOPBACK} without */
+  public String effectiveHost() {
+    return tokens.isEmpty() ? LOOPBACK : host;
+  }
+
+  /** @return the port (0: ephemeral) */
+  public int getPort() {
+    return port;
+  }
+
+  /** Sets the port, 0 to 65535 (0: ephemeral). */
+  public HttpApiOptions setPort(int port) {
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("port must be between 0 and 65535");
+    }
+    this.port = port;
+    return this;
+  }
+
+  /** @return token → tenant (a copy) */
+  public Map<String, String> getTokens() {
+    return new LinkedHashMap<>(tokens);
+  }
+
+  /** Sets the bearer tokens, each mapped to its tenant; empty disables authentication. */
+  public HttpApiOptions setTokens(Map<String, String> tokens) {
+    Objects.requireNonNull(tokens, "'tokens' cannot be null");
+    for (Map.Entry<String, String> e : tokens.entrySet()) {
+      if (e.getKey() == null || e.getKey().isBlank() || e.getValue() == null || e.getValue().isBlank()) {
+        throw new IllegalArgumentException("tokens and tenant names must not be empty");
+      }
+    }
+    this.tokens = new LinkedHashMap<>(tokens);
+    return this;
+  }
+
+  /** Adds one bearer token for a tenant. */
+  public HttpApiOptions addToken(String token, String tenant) {
+    Map<String, String> copy = getTokens();
+    copy.put(token, tenant);
+    return setTokens(copy);
+  }
+
+  /** @return the largest accepted request body in bytes */
+  public long getMaxBodyBytes() {
+    return maxBodyBytes;
+  }
+
+  /** Sets the largest accepted request body (at least 1 byte); larger bodies get 413. */
+  public HttpApiOptions setMaxBodyBytes(long maxBodyBytes) {
+    if (maxBodyBytes < 1) {
+      throw new IllegalArgumentException("maxBodyBytes must be >= 1");
+    }
+    this.maxBodyBytes = maxBodyBytes;
+    return this;
+  }
+
+  /** @return how many turns may run through this API instance at once */
+  public int getMaxInFlightTurns() {
+    return maxInFlightTurns;
+  }
+
+  /** Sets how many turns may run at once (at least 1); beyond it turns get 503 + Retry-After. */
+  public HttpApiOptions setMaxInFlightTurns(int maxInFlightTurns) {
+    if (maxInFlightTurns < 1) {
+      throw new IllegalArgumentException("maxInFlightTurns must be >= 1");
+    }
+    this.maxInFlightTurns = maxInFlightTurns;
+    return this;
+  }
+
+  /** @return the Retry-After seconds of 503 and 429 answers */
+  public int getRetryAfterSeconds() {
+    return retryAfterSeconds;
+  }
+
+  /** Sets the Retry-After seconds of 503 and 429 answers (at least 1). */
+  public HttpApiOptions setRetryAfterSeconds(int retryAfterSeconds) {
+    if (retryAfterSeconds < 1) {
+      throw new IllegalArgumentException("retryAfterSeconds must be >= 1");
+    }
+    this.retryAfterSeconds = retryAfterSeconds;
+    return this;
+  }
+
+  /** @return the MCP servers whose status {@code /health} reports */
+  public List<String> getServers() {
+    return List.copyOf(servers);
+  }
+
+  /** Sets the MCP servers whose status {@code /health} reports. */
+  public HttpApiOptions setServers(List<String> servers) {
+    this.servers = new ArrayList<>(Objects.requireNonNull(servers, "'servers' cannot be null"));
+    return this;
+  }
+}

@@ -1,0 +1,148 @@
+package io.agentbus.http;
+
+import io.agentbus.metrics.AgentbusMetrics;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Promise;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpServer;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import io.vertx.ext.web.handler.StaticHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP chat API (see {@code docs/http-api.md}): conversations, turns as JSON or
+ * Server-Sent Events, the tool catalog, health, Prometheus metrics and a small chat page.
+ * It only talks to the rest of Agentbus over the event bus.
+ *
+ * <p>Deploy an instance made with {@link #HttpApiVerticle(HttpApiOptions)}, or the class with
+ * the options' JSON as config. Each instance has its own listener and its own turn admission
+ * limit. {@code /v1/*} needs a bearer token when tokens are configured; {@code /},
+ * {@code /health} and {@code /metrics} are always open. Without tokens the API listens on
+ * loopback only and says so in a warning.
+ */
+public class HttpApiVerticle extends VerticleBase {
+
+  private static final Logger LOG = LoggerFactory.getLogger(HttpApiVerticle.class);
+  /** SSE comment sent this often while a turn streams, so proxies keep the connection. */
+  static final long HEARTBEAT_MS = 15_000;
+  private static final int[] ROUTER_ERRORS = {400, 401, 403, 404, 405, 406, 413, 415, 500};
+
+  private HttpApiOptions options;
+  private Responses responses;
+  private Admission admission;
+  private HttpServer server;
+
+  /** Options from {@code config()}. */
+  public HttpApiVerticle() {
+  }
+
+  /** @param options the settings (copied) */
+  public HttpApiVerticle(HttpApiOptions options) {
+    this.options = new HttpApiOptions(options);
+  }
+
+  @Override
+  public Future<?> start() {
+    if (options == null) {
+      options = new HttpApiOptions(config());
+    }
+    AgentbusMetrics metrics = AgentbusMetrics.get(vertx);
+    responses = new Responses(metrics, options.getRetryAfterSeconds());
+    admission = new Admission(options.getMaxInFlightTurns(), metrics);
+    BusRequests bus = new BusRequests(vertx.eventBus());
+    BearerAuth auth = new BearerAuth(options.getTokens(), responses);
+    ConversationRoutes conversations = new ConversationRoutes(vertx, bus, responses, admission, HEARTBEAT_MS);
+    InfoRoutes info = new InfoRoutes(bus, responses, metrics, options.getServers(), admission);
+
+    Router router = Router.router(vertx);
+    router.route().handler(ctx -> {
+      ctx.response().putHeader("X-Content-Type-Options", "nosniff");
+      ctx.next();
+    });
+    router.get("/").handler(StaticHandler.create("webroot"));
+    router.get("/health").handler(guard(info::health));
+    router.get("/metrics").handler(guard(info::metrics));
+    router.route("/v1/*").handler(auth);
+    router.route("/v1/*").handler(BodyHandler.create(false).setBodyLimit(options.getMaxBodyBytes()));
+    router.post("/v1/conversations").handler(guard(conversations::create));
+    router.post("/v1/conversations/:id/messages").handler(guard(conversations::send));
+    router.get("/v1/conversations/:id").handler(guard(conversations::get));
+    router.delete("/v1/conversations/:id").handler(guard(conversations::delete));
+    router.get("/v1/tools").handler(guard(info::tools));
+    for (int code : ROUTER_ERRORS) {
+      router.errorHandler(code, this::onRouterError);
+    }
+
+    String host = options.effectiveHost();
+    if (!auth.enabled()) {
+      LOG.warn("No API tokens configured: the HTTP API has no authentication, so it listens on {} only"
+        + " (configured host '{}' ignored)", HttpApiOptions.LOOPBACK, options.getHost());
+    }
+    return vertx.createHttpServer().requestHandler(router).listen(options.getPort(), host).map(s -> {
+      server = s;
+      LOG.info("HTTP API listening on http://{}:{} ({} tokens)", host, s.actualPort(), options.getTokens().size());
+      return s;
+    });
+  }
+
+  @Override
+  public Future<?> stop() {
+    return server == null ? Future.succeededFuture() : server.close();
+  }
+
+  /** @return the port the API listens on (after start) */
+  public int actualPort() {
+    return server == null ? -1 : server.actualPort();
+  }
+
+  /** @return the interface the API listens on (loopback when no tokens are configured) */
+  public String host() {
+    return options == null ? null : options.effectiveHost();
+  }
+
+  /**
+   * Refuses new turns from now on (503 with {@code Retry-After}; {@code /health} says
+   * DRAINING) and completes when the turns this instance admitted have finished. Callable
+   * from any thread.
+   */
+  public Future<Void> drain() {
+    Promise<Void> drained = Promise.promise();
+    context.runOnContext(v -> admission.drain().onComplete(drained));
+    return drained.future();
+  }
+
+  private Handler<RoutingContext> guard(Handler<RoutingContext> handler) {
+    return ctx -> {
+      try {
+        handler.handle(ctx);
+      } catch (ApiError e) {
+        responses.error(ctx, e);
+      }
+    };
+  }
+
+  private void onRouterError(RoutingContext ctx) {
+    if (ctx.failure() instanceof ApiError e) {
+      responses.error(ctx, e);
+      return;
+    }
+    String what = ctx.request().method() + " " + ctx.request().path();
+    ApiError error = switch (ctx.statusCode()) {
+      case 404 -> ApiError.notFound("no such resource: " + what);
+      case 405 -> ApiError.of(405, "method not allowed: " + what);
+      case 413 -> ApiError.of(413, "the body exceeds the limit of " + options.getMaxBodyBytes() + " bytes");
+      case 400 -> ApiError.badRequest("bad request");
+      case 500 -> null;
+      default -> ApiError.of(ctx.statusCode(), "request refused");
+    };
+    if (error == null) {
+      LOG.warn("{} failed", what, ctx.failure());
+      error = ApiError.of(500, "internal error");
+    }
+    responses.error(ctx, error);
+  }
+}

@@ -1,0 +1,90 @@
+package io.agentbus.http;
+
+import io.agentbus.bus.Actions;
+import io.agentbus.bus.Addresses;
+import io.agentbus.metrics.AgentbusMetrics;
+import io.vertx.core.Future;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import java.util.ArrayList;
+import java.util.List;
+
+/** {@code GET /v1/tools}, {@code GET /health} and {@code GET /metrics}. */
+final class InfoRoutes {
+
+  /** How long /health waits for each server's status. */
+  static final long STATUS_TIMEOUT_MS = 2_000;
+
+  private final BusRequests bus;
+  private final Responses responses;
+  private final AgentbusMetrics metrics;
+  private final List<String> servers;
+  private final Admission admission;
+
+  InfoRoutes(BusRequests bus, Responses responses, AgentbusMetrics metrics, List<String> servers, Admission admission) {
+    this.bus = bus;
+    this.responses = responses;
+    this.metrics = metrics;
+    this.servers = List.copyOf(servers);
+    this.admission = admission;
+  }
+
+  /** {@code GET /v1/tools[?provider=anthropic|openai]} → {@code {version, tools}}. */
+  void tools(RoutingContext ctx) {
+    String provider = ctx.queryParams().get("provider");
+    if (provider != null && !provider.equals("anthropic") && !provider.equals("openai")) {
+      throw ApiError.badRequest("query parameter 'provider' must be 'anthropic' or 'openai'");
+    }
+    JsonObject body = provider == null ? new JsonObject() : new JsonObject().put("provider", provider);
+    bus.request(Addresses.CATALOG, Actions.CATALOG_GET, body, BusRequests.SHORT_TIMEOUT_MS)
+      .onSuccess(snapshot -> responses.json(ctx, 200, snapshot))
+      .onFailure(err -> responses.error(ctx, ApiError.fromBus(err, "the tool catalog")));
+  }
+
+  /**
+   * {@code GET /health} → {@code {status: UP|DEGRADED|DOWN|DRAINING, servers: {name: status
+   * document}}}: 200 when every server is READY, 503 otherwise.
+   */
+  void health(RoutingContext ctx) {
+    List<Future<JsonObject>> statuses = new ArrayList<>();
+    for (String server : servers) {
+      statuses.add(bus.request(Addresses.mcp(server), Actions.STATUS, new JsonObject(), STATUS_TIMEOUT_MS)
+        .otherwise(err -> unreachable(server, err)));
+    }
+    Future.join(statuses).onComplete(done -> {
+      JsonObject byServer = new JsonObject();
+      int ready = 0;
+      for (int i = 0; i < servers.size(); i++) {
+        JsonObject s = statuses.get(i).result();
+        JsonObject brief = new JsonObject().put("status", s.getString("status", "UNKNOWN"))
+          .put("restarts", s.getValue("restarts")).put("toolCount", s.getValue("toolCount"));
+        if (s.getString("detail") != null) {
+          brief.put("detail", s.getString("detail"));
+        }
+        byServer.put(servers.get(i), brief);
+        if ("READY".equals(brief.getString("status"))) {
+          ready++;
+        }
+      }
+      String overall = admission.draining() ? "DRAINING"
+        : ready == servers.size() ? "UP" : ready > 0 ? "DEGRADED" : "DOWN";
+      int status = "UP".equals(overall) ? 200 : 503;
+      responses.json(ctx, status, new JsonObject().put("status", overall).put("servers", byServer));
+    });
+  }
+
+  private static JsonObject unreachable(String server, Throwable err) {
+    String why = err instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS
+      ? "no verticle serves " + Addresses.mcp(server)
+      : "no status: " + err.getMessage();
+    return new JsonObject().put("server", server).put("status", "DOWN").put("detail", why);
+  }
+
+  /** {@code GET /metrics} → Prometheus text. */
+  void metrics(RoutingContext ctx) {
+    ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, AgentbusMetrics.CONTENT_TYPE).end(metrics.scrape());
+  }
+}

@@ -1,0 +1,99 @@
+package io.agentbus.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class AgentConfigTest {
+
+  private static String error(String json, Map<String, String> env) {
+    return assertThrows(ConfigException.class, () -> AgentConfig.fromJson(new JsonObject(json), env)).getMessage();
+  }
+
+  @Test
+  void noKeyAnywhereMeansTheDemoModel() {
+    AgentConfig c = AgentConfig.fromJson(new JsonObject(), Map.of());
+    assertTrue(c.demoModel());
+    assertEquals("anthropic", c.conversation().getModel().getProvider());
+  }
+
+  @Test
+  void keysComeFromTheEnvironmentForTheConfiguredProvider() {
+    AgentConfig c = AgentConfig.fromJson(new JsonObject("{\"model\": {\"provider\": \"openai\", \"model\": \"gpt-x\"}}"),
+      Map.of("OPENAI_API_KEY", "sk-o", "OPENAI_BASE_URL", "http://localhost:11434/v1", "ANTHROPIC_API_KEY", "sk-a"));
+    assertFalse(c.demoModel());
+    assertEquals("sk-o", c.conversation().getModel().getApiKey());
+    assertEquals("http://localhost:11434/v1", c.conversation().getModel().getBaseUrl());
+    assertEquals("gpt-x", c.conversation().getModel().getModel());
+  }
+
+  @Test
+  void readsEveryFieldWithExpansion() {
+    AgentConfig c = AgentConfig.fromJson(new JsonObject("""
+      {"model": {"apiKey": "${KEY}", "maxRetries": 0, "http2": true},
+       "system": "Be brief, ${USER_NAME}.", "maxTokens": 1000, "stream": false,
+       "loop": {"maxIterations": 3, "tokenBudget": 5000, "toolTimeoutMs": 1234},
+       "history": {"lastTurns": 4, "toolResultMaxChars": 200},
+       "conversationInstances": 3,
+       "http": {"port": "${PORT:-9090}", "tokens": {"${TOKEN}": "acme"}}}"""),
+      Map.of("KEY", "sk-1", "USER_NAME", "Ada", "TOKEN", "t0k"));
+    assertFalse(c.demoModel());
+    assertEquals("sk-1", c.conversation().getModel().getApiKey());
+    assertEquals(0, c.conversation().getModel().getMaxRetries());
+    assertEquals("Be brief, Ada.", c.conversation().getSystem());
+    assertEquals(1000, c.conversation().getMaxTokens());
+    assertFalse(c.conversation().isStream());
+    assertEquals(3, c.conversation().getMaxIterations());
+    assertEquals(5000, c.conversation().getTokenBudget());
+    assertEquals(1234L, c.conversation().getToolTimeoutMs());
+    assertEquals(4, c.conversation().getHistory().lastTurns());
+    assertEquals(3, c.conversationInstances());
+    assertEquals(9090, c.http().getInteger("port"));
+    assertEquals("acme", c.http().getJsonObject("tokens").getString("t0k"));
+  }
+
+  @Test
+  void agentbusPortOverridesTheFile() {
+    AgentConfig c = AgentConfig.fromJson(new JsonObject("{\"http\": {\"port\": 1}}"), Map.of("AGENTBUS_PORT", "0"));
+    assertEquals(0, c.http().getInteger("port"));
+  }
+
+  @Test
+  void errorsNameTheField() {
+    assertEquals("agent config: field 'model.provider' must be \"anthropic\" or \"openai\"",
+      error("{\"model\": {\"provider\": \"gemini\"}}", Map.of()));
+    assertEquals("agent config: loop: field 'maxIterations' must be a positive integer",
+      error("{\"loop\": {\"maxIterations\": \"ten\"}}", Map.of()));
+    assertEquals("agent config: field 'http.port' must be a port number (0-65535; 0 picks a free port)",
+      error("{\"http\": {\"port\": 70000}}", Map.of()));
+    assertEquals("agent config: field 'system' must be a string", error("{\"system\": 42}", Map.of()));
+    assertEquals("agent config: field 'model.apiKey': environment variable 'NOPE' is not set",
+      error("{\"model\": {\"apiKey\": \"${NOPE}\"}}", Map.of()));
+    assertEquals("environment variable AGENTBUS_PORT must be a port number (0-65535; 0 picks a free port)",
+      error("{}", Map.of("AGENTBUS_PORT", "http")));
+  }
+
+  @Test
+  void aMissingDefaultFileGivesDefaultsButAnExplicitOneIsAnError() {
+    assertTrue(AgentConfig.load(Path.of("no/such/agent.json"), false, Map.of()).demoModel());
+    assertTrue(assertThrows(ConfigException.class, () -> AgentConfig.load(Path.of("no/such/agent.json"), true, Map.of()))
+      .getMessage().contains("cannot read the agent config"));
+  }
+
+  @Test
+  void theShippedConfigFilesParse() {
+    AgentConfig shipped = AgentConfig.load(Path.of("conf/agent.json"), true, Map.of("ANTHROPIC_API_KEY", "sk-x"));
+    assertFalse(shipped.demoModel());
+    assertEquals(10, shipped.conversation().getMaxIterations());
+    assertEquals(8080, shipped.http().getInteger("port"));
+    McpConfig mcp = McpConfig.load(Path.of("conf/mcp.json"), EnvExpander.of(Map.of()));
+    assertEquals("demo", mcp.servers().get(0).getName());
+    assertEquals(4, McpConfig.load(Path.of("conf/mcp.example.json"), EnvExpander.of(Map.of("HOME", "/home/x"))).servers().size());
+  }
+}
