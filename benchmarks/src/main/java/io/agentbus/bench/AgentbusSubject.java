@@ -19,17 +19,17 @@ import java.util.concurrent.TimeUnit;
  * MCP server verticles, the real model client against the mock over HTTP, the bench MCP server
  * as a stdio child process (or over Streamable HTTP).
  */
-final class AgentbusSubject implements Subject {
+class AgentbusSubject implements Subject {
 
   static final String SERVER = "bench";
-  private final Workload workload;
+  final Workload workload;
+  final int maxInFlight;
+  final JsonObject createBody;
   private final int mockPort;
-  private final int maxInFlight;
   private final boolean http2;
   private final boolean stream;
   private final Integer httpMcpPort;
-  private final JsonObject createBody;
-  private Vertx vertx;
+  Vertx vertx;
   private Agentbus agentbus;
 
   /**
@@ -86,13 +86,19 @@ final class AgentbusSubject implements Subject {
     return agentbus.createConversation(createBody.copy())
       .compose(id -> agentbus.send(id, "Conversation " + i + ": call the tools, then answer.")
         .compose(result -> {
-          int calls = result.getJsonArray("toolCalls", new JsonArray()).size();
-          if (!"end_turn".equals(result.getString("status")) || calls != workload.k()) {
-            return Future.failedFuture("unexpected turn result: status " + result.getString("status") + ", " + calls + " tool calls");
-          }
-          return agentbus.delete(id);
+          String problem = checkTurn(result);
+          return problem != null ? Future.failedFuture(problem) : agentbus.delete(id);
         }))
       .toCompletionStage();
+  }
+
+  /** @return why a turn result is not the expected one, or null */
+  String checkTurn(JsonObject result) {
+    int calls = result.getJsonArray("toolCalls", new JsonArray()).size();
+    if (!"end_turn".equals(result.getString("status")) || calls != workload.k()) {
+      return "unexpected turn result: status " + result.getString("status") + ", " + calls + " tool calls";
+    }
+    return null;
   }
 
   @Override

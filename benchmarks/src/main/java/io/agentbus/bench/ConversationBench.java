@@ -51,12 +51,13 @@ final class ConversationBench {
       case "ceiling" -> new RawHttpSubject(mockPort, cfg.c());
       case "agentbus" -> new AgentbusSubject(w, mockPort, cfg.c(), false, false, mcpPort);
       case "agentbus-sse" -> new AgentbusSubject(w, mockPort, cfg.c(), false, true, mcpPort);
+      case "agentbus-http" -> new AgentbusHttpSubject(w, mockPort, cfg.c(), mcpPort);
       case "agentbus-h2" -> new AgentbusSubject(w, mockPort, cfg.c(), true, false, mcpPort);
       case "langchain4j" -> new LangChain4jSubject(w, mockPort, cfg.c(), false, true, mcpPort);
       case "langchain4j-vt" -> new LangChain4jSubject(w, mockPort, cfg.c(), true, true, mcpPort);
       case "langchain4j-seq" -> new LangChain4jSubject(w, mockPort, cfg.c(), false, false, mcpPort);
       default -> throw new IllegalArgumentException("unknown subject '" + name
-        + "' (ceiling, agentbus, agentbus-sse, agentbus-h2, langchain4j, langchain4j-vt, langchain4j-seq)");
+        + "' (ceiling, agentbus, agentbus-sse, agentbus-http, agentbus-h2, langchain4j, langchain4j-vt, langchain4j-seq)");
     };
   }
 

@@ -8,15 +8,17 @@ import java.util.List;
  * many conversations per second and how much CPU of the runtime process per conversation, for
  * Agentbus, the LangChain4j peer (a pool of C platform threads) and the raw HTTP ceiling.
  * Options: {@code --cs 64,512 --k 3 --n 200000 --seconds 10 --warmup-seconds 4 --mcp stdio
- * --subjects ceiling,agentbus,agentbus-sse,langchain4j}
- * ({@code agentbus} as the peer: plain JSON replies; {@code agentbus-sse}: streamed, Agentbus' default).
+ * --subjects ceiling,agentbus,agentbus-sse,agentbus-http,langchain4j}
+ * ({@code agentbus} as the peer: plain JSON replies; {@code agentbus-sse}: streamed, Agentbus' default;
+ * {@code agentbus-http}: driven over the HTTP API).
  */
 final class ThroughputScenario {
 
   static List<Row> run(Settings s) throws Exception {
     List<Row> rows = new ArrayList<>();
     Workload w = new Workload(s.integer("k", 3, 3), 0, 0, 0, s.string("mcp", "stdio", "stdio"));
-    List<String> subjects = s.list("subjects", "ceiling,agentbus,agentbus-sse,langchain4j", "ceiling,agentbus,langchain4j");
+    List<String> subjects = s.list("subjects", "ceiling,agentbus,agentbus-sse,agentbus-http,langchain4j",
+      "ceiling,agentbus,agentbus-http,langchain4j");
     for (String c : s.list("cs", "64,512", "64")) {
       int conc = Integer.parseInt(c);
       rows.addAll(new ConversationBench().run(new ConversationBench.Config("throughput", w, conc,
