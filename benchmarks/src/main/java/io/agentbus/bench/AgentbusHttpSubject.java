@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Agentbus driven over its HTTP API: the same deployment as {@link AgentbusSubject} plus an
- * {@link HttpApiVerticle} on an ephemeral loopback port (no tokens), and per conversation
+ * {@link HttpApiVerticle} on an ephemeral loopback port (one bearer token), and per conversation
  * {@code POST /v1/conversations}, {@code POST /v1/conversations/{id}/messages} (plain JSON
  * answer) and {@code DELETE /v1/conversations/{id}} from a Vert.x {@link HttpClient} with a
  * pool of C connections. The client runs in this process, so its CPU (about the ceiling's per
@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class AgentbusHttpSubject extends AgentbusSubject {
 
+  private static final String TOKEN = "bench-token-0123456789";
   private HttpClient client;
   private int port;
 
@@ -37,7 +38,7 @@ final class AgentbusHttpSubject extends AgentbusSubject {
   @Override
   public void start() throws Exception {
     super.start();
-    HttpApiVerticle api = new HttpApiVerticle(new HttpApiOptions().setHost("127.0.0.1").setPort(0)
+    HttpApiVerticle api = new HttpApiVerticle(new HttpApiOptions().setHost("127.0.0.1").setPort(0).addToken(TOKEN, "bench")
       .setMaxInFlightTurns(Math.max(1000, 2 * maxInFlight)));
     vertx.deployVerticle(api).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     port = api.actualPort();
@@ -47,7 +48,7 @@ final class AgentbusHttpSubject extends AgentbusSubject {
 
   private Future<JsonObject> call(HttpMethod method, String uri, JsonObject body, int expected) {
     RequestOptions ro = new RequestOptions().setMethod(method).setHost("127.0.0.1").setPort(port).setURI(uri)
-      .putHeader("content-type", "application/json");
+      .putHeader("content-type", "application/json").putHeader("authorization", "Bearer " + TOKEN);
     return client.request(ro)
       .compose(req -> body == null ? req.send() : req.send(body.toBuffer()))
       .compose(resp -> resp.body().compose(b -> resp.statusCode() == expected
