@@ -21,7 +21,7 @@ import java.util.Map;
 final class Report {
 
   private static final String[] COLORS = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
-  private static final int W = 640;
+  private static final int W = 720;
   private static final int H = 320;
   private static final int PAD = 48;
   private static final double MAX_X = 5; // 99.999th percentile
@@ -35,7 +35,7 @@ final class Report {
     h.append("<!doctype html><html><head><meta charset=\"utf-8\"><title>Agentbus benchmarks</title><style>")
       .append("body{font-family:sans-serif;margin:2em;max-width:1400px}table{border-collapse:collapse;font-size:13px}")
       .append("td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}td:first-child,th:first-child{text-align:left}")
-      .append("pre{font-size:11px;white-space:pre-wrap;background:#f6f6f6;padding:8px}svg{margin:8px 16px 8px 0}")
+      .append("pre{font-size:11px;white-space:pre-wrap;word-break:break-all;background:#f6f6f6;padding:8px}svg{margin:8px 16px 8px 0}")
       .append("</style></head><body>\n<h1>Agentbus benchmarks</h1>\n<p>")
       .append(esc(String.format(Locale.ROOT, "%s%s on Java %s, %d cores, %s.", s.scenario, s.smoke ? " (smoke)" : "",
         Runtime.version(), Runtime.getRuntime().availableProcessors(), Instant.now())))
@@ -88,7 +88,7 @@ final class Report {
     double hi = Math.max(lo + 1, Math.ceil(Math.log10(Math.max(maxY, 0.001))));
     StringBuilder g = new StringBuilder();
     g.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-      + "font-size=\"11\" font-family=\"sans-serif\">", W, H + 40));
+      + "font-size=\"11\" font-family=\"sans-serif\">", W, H + 56));
     g.append("<text x=\"").append(PAD).append("\" y=\"14\" font-weight=\"bold\">").append(esc(title))
       .append(" — latency by percentile</text>");
     for (int d = 0; d <= MAX_X; d++) {
@@ -114,7 +114,8 @@ final class Report {
       }
       g.append("<polyline fill=\"none\" stroke-width=\"2\" stroke=\"").append(color).append("\" points=\"")
         .append(pts).append("\"/>");
-      g.append("<text x=\"").append(PAD + 10 + 150 * i).append("\" y=\"").append(H + 30).append("\" fill=\"").append(color)
+      g.append("<text x=\"").append(PAD + 10 + 130 * (i % 5)).append("\" y=\"").append(H + 26 + 14 * (i / 5))
+        .append("\" fill=\"").append(color)
         .append("\">").append(esc(r.data.getString("subject"))).append("</text>");
       i++;
     }
@@ -122,7 +123,7 @@ final class Report {
   }
 
   private static double xOf(double decades) {
-    return PAD + (W - PAD - 10) * decades / MAX_X;
+    return PAD + (W - PAD - 40) * decades / MAX_X;
   }
 
   private static double yOf(double log, double lo, double hi) {
