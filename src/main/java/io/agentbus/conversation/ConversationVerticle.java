@@ -3,6 +3,7 @@ package io.agentbus.conversation;
 import io.agentbus.bus.Actions;
 import io.agentbus.bus.Addresses;
 import io.agentbus.bus.FailureCodes;
+import io.agentbus.bus.SharedJsonCodec;
 import io.agentbus.catalog.ToolCatalog;
 import io.agentbus.metrics.AgentbusMetrics;
 import io.agentbus.model.ModelClient;
@@ -53,6 +54,7 @@ public class ConversationVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    SharedJsonCodec.register(vertx);
     options = new ConversationOptions(config());
     model = ModelClient.create(vertx, options.getModel());
     runner = new TurnRunner(vertx, model, options, ToolCatalog.shared(vertx));
@@ -198,7 +200,7 @@ public class ConversationVerticle extends VerticleBase {
       activeTurns--;
       c.turnEnded();
       if (ar.succeeded()) {
-        msg.reply(ar.result());
+        msg.reply(ar.result(), SharedJsonCodec.shared());
       } else {
         Throwable err = ar.cause();
         LOG.warn("[{}] turn failed: {}", c.id(), err.getMessage());

@@ -2,6 +2,7 @@ package io.agentbus.conversation;
 
 import io.agentbus.bus.Actions;
 import io.agentbus.bus.Addresses;
+import io.agentbus.bus.SharedJsonCodec;
 import io.agentbus.catalog.CatalogSnapshot;
 import io.agentbus.catalog.ToolCatalog;
 import io.agentbus.metrics.AgentbusMetrics;
@@ -155,7 +156,7 @@ final class TurnRunner {
     }
     // The dispatcher answers every id itself within about two tool timeouts (queueing at a
     // busy server, then the call); the bus timeout only catches a lost dispatcher.
-    DeliveryOptions delivery = new DeliveryOptions().addHeader(Actions.HEADER, Actions.DISPATCH)
+    DeliveryOptions delivery = SharedJsonCodec.shared().addHeader(Actions.HEADER, Actions.DISPATCH)
       .setSendTimeout(2 * toolTimeout + 10_000);
     List<JsonObject> uses = resp.toolUses();
     return vertx.eventBus().<JsonObject>request(Addresses.DISPATCH, body, delivery)

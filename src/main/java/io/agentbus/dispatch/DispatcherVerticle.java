@@ -3,6 +3,7 @@ package io.agentbus.dispatch;
 import io.agentbus.bus.Actions;
 import io.agentbus.bus.Addresses;
 import io.agentbus.bus.FailureCodes;
+import io.agentbus.bus.SharedJsonCodec;
 import io.agentbus.catalog.CatalogEntry;
 import io.agentbus.catalog.CatalogSnapshot;
 import io.agentbus.catalog.ToolCatalog;
@@ -61,6 +62,7 @@ public class DispatcherVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    SharedJsonCodec.register(vertx);
     if (options == null) {
       options = new DispatcherOptions(config());
     }
@@ -84,7 +86,7 @@ public class DispatcherVerticle extends VerticleBase {
     }
     dispatch(request).onComplete(ar -> {
       if (ar.succeeded()) {
-        msg.reply(ar.result());
+        msg.reply(ar.result(), SharedJsonCodec.shared());
       } else {
         log.error("dispatch failed unexpectedly", ar.cause());
         msg.fail(FailureCodes.INTERNAL, String.valueOf(ar.cause().getMessage()));
@@ -127,7 +129,7 @@ public class DispatcherVerticle extends VerticleBase {
     if (timeoutMs != null) {
       body.put("timeoutMs", timeoutMs);
     }
-    DeliveryOptions delivery = new DeliveryOptions().addHeader(Actions.HEADER, Actions.TOOLS_CALL).setSendTimeout(busTimeout);
+    DeliveryOptions delivery = SharedJsonCodec.shared().addHeader(Actions.HEADER, Actions.TOOLS_CALL).setSendTimeout(busTimeout);
     return vertx.eventBus().<JsonObject>request(Addresses.mcp(entry.server()), body, delivery)
       .map(reply -> {
         JsonObject result = reply.body() == null ? new JsonObject() : reply.body();

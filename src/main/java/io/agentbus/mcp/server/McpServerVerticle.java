@@ -3,6 +3,7 @@ package io.agentbus.mcp.server;
 import io.agentbus.bus.Actions;
 import io.agentbus.bus.Addresses;
 import io.agentbus.bus.FailureCodes;
+import io.agentbus.bus.SharedJsonCodec;
 import io.agentbus.config.McpServerOptions;
 import io.agentbus.mcp.CallOptions;
 import io.agentbus.mcp.McpClient;
@@ -51,6 +52,7 @@ public class McpServerVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    SharedJsonCodec.register(vertx);
     options = new McpServerOptions(config());
     name = options.getName();
     filter = new ToolFilter(options.getAllowedTools(), options.getDisabledTools());
@@ -210,7 +212,7 @@ public class McpServerVerticle extends VerticleBase {
     gate.submit(() -> c.callTool(req.name(), req.arguments(), callOptions), timeout).onComplete(ar -> {
       AgentbusMetrics.get(vertx).toolCall(name, req.name(), start, ar);
       if (ar.succeeded()) {
-        msg.reply(ar.result());
+        msg.reply(ar.result(), SharedJsonCodec.shared());
       } else {
         ReplyException f = toFailure(ar.cause());
         msg.fail(f.failureCode(), f.getMessage());
