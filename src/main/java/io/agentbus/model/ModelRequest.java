@@ -2,6 +2,7 @@ package io.agentbus.model;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
 import java.util.Objects;
 
 /**
@@ -82,7 +83,11 @@ public class ModelRequest {
   }
 
   /**
-   * @return the Anthropic Messages request body for this request
+   * The Anthropic Messages request body for this request. The {@code messages} and
+   * {@code tools} arrays are new, but the message and tool objects in them are this
+   * request's own (the history is not deep-copied on every model call): do not mutate them.
+   *
+   * @return the request body
    */
   public JsonObject toJson() {
     JsonObject json = new JsonObject();
@@ -93,9 +98,9 @@ public class ModelRequest {
     if (system != null && !system.isEmpty()) {
       json.put("system", system);
     }
-    json.put("messages", messages.copy());
+    json.put("messages", new JsonArray(new ArrayList<>(messages.getList())));
     if (!tools.isEmpty()) {
-      json.put("tools", tools.copy());
+      json.put("tools", new JsonArray(new ArrayList<>(tools.getList())));
     }
     if (toolChoice != null) {
       json.put("tool_choice", toolChoice.copy());
