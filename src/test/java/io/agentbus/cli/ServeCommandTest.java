@@ -129,21 +129,23 @@ class ServeCommandTest {
           .map(b -> new JsonObject(b).getString("id"))
           .compose(id -> http.request(new RequestOptions(create).setURI("/v1/conversations/" + id + "/messages")
             .putHeader("accept", "text/event-stream")))
-          .compose(req -> req.send("{\"content\": \"What is the weather in Rome?\"}"))
-          .map(resp -> {
-            SseParser parser = SseParser.create();
-            parser.handler((SseEvent e) -> {
-              events.add(e.event());
-              if ("turn_started".equals(e.event())) {
-                serve.toHandle().destroy(); // SIGTERM; Process.destroy() would also close our pipes
-              }
-              if ("done".equals(e.event())) {
-                events.add(e.data());
-                done.tryComplete();
-              }
-            });
-            resp.handler(parser::handle);
-            return port;
+          .compose(req -> {
+            // attach the listener before sending, so no event can arrive before the parser
+            req.response().onSuccess(resp -> {
+              SseParser parser = SseParser.create();
+              parser.handler((SseEvent e) -> {
+                events.add(e.event());
+                if ("turn_started".equals(e.event())) {
+                  serve.toHandle().destroy(); // SIGTERM; Process.destroy() would also close our pipes
+                }
+                if ("done".equals(e.event())) {
+                  events.add(e.data());
+                  done.tryComplete();
+                }
+              });
+              resp.handler(parser::handle);
+            }).onFailure(done::tryFail);
+            return req.end("{\"content\": \"What is the weather in Rome?\"}").map(port);
           });
       })
       .compose(port -> done.future())

@@ -171,11 +171,12 @@ final class ApiFixture {
       .setURI("/v1/conversations/" + id + "/messages")
       .putHeader("Authorization", "Bearer " + token).putHeader("Accept", "text/event-stream")
       .putHeader("Content-Type", "application/json");
-    return http.request(options)
-      .compose(req -> req.send(new JsonObject().put("content", content).toBuffer()))
-      .compose(resp -> {
-        List<SseEvent> events = new ArrayList<>();
-        Promise<Streamed> done = Promise.promise();
+    // The response listener is attached before the request is sent, so it runs as soon as the
+    // head arrives, before any body chunk (a short error body may otherwise end first).
+    return http.request(options).compose(req -> {
+      List<SseEvent> events = new ArrayList<>();
+      Promise<Streamed> done = Promise.promise();
+      req.response().onFailure(done::tryFail).onSuccess(resp -> {
         SseParser parser = SseParser.create().handler(ev -> {
           events.add(ev);
           if (onEvent != null) {
@@ -186,7 +187,9 @@ final class ApiFixture {
         resp.endHandler(v -> done.tryComplete(new Streamed(resp, events)));
         resp.exceptionHandler(err -> done.tryComplete(new Streamed(resp, events)));
         resp.request().connection().closeHandler(v -> done.tryComplete(new Streamed(resp, events)));
-        return done.future();
       });
+      req.end(new JsonObject().put("content", content).toBuffer()).onFailure(done::tryFail);
+      return done.future();
+    });
   }
 }
