@@ -27,11 +27,6 @@ public final class SharedJsonCodec implements MessageCodec<JsonObject, JsonObjec
     }
   }
 
-  /** @return {@code options} set to deliver the body without a copy */
-  public static DeliveryOptions shared(DeliveryOptions options) {
-    return options.setCodecName(NAME);
-  }
-
   /** @return delivery options that deliver the body without a copy */
   public static DeliveryOptions shared() {
     return new DeliveryOptions().setCodecName(NAME);
