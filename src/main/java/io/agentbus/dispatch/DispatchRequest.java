@@ -93,4 +93,9 @@ public record DispatchRequest(Provider provider, Long catalogVersion, List<ToolU
     JsonObject fields = body.getValue("eventFields") instanceof JsonObject f ? f : null;
     return new DispatchRequest(provider, version, List.copyOf(calls), timeout, events, fields);
   }
+
+  /** @return the conversation this batch belongs to (from {@code eventFields}), or "-" for logs */
+  public String conversationId() {
+    return eventFields != null && eventFields.getValue("conversationId") instanceof String id ? id : "-";
+  }
 }

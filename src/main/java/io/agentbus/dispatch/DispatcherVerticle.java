@@ -120,6 +120,7 @@ public class DispatcherVerticle extends VerticleBase {
     events.started(entry);
     String refusal = refusal(use, entry, seen, current);
     if (refusal != null) {
+      log.debug("[{}] tool call {} ({}) not run: {}", request.conversationId(), use.id(), use.name(), refusal);
       events.finished(start, true);
       return Future.succeededFuture(ToolResults.error(use.id(), refusal));
     }
@@ -140,7 +141,7 @@ public class DispatcherVerticle extends VerticleBase {
       })
       .otherwise(err -> {
         String reason = CallFailures.reason(err, entry.server(), busTimeout);
-        log.debug("tool call {} ({}) failed: {}", use.id(), entry.name(), err.getMessage());
+        log.info("[{}] tool call {} ({}) failed: {}", request.conversationId(), use.id(), entry.name(), err.getMessage());
         events.finished(start, true);
         return ToolResults.error(use.id(), reason);
       });
