@@ -19,37 +19,17 @@ import java.util.function.Supplier;
  */
 public final class AnthropicModelClient extends BaseModelClient {
 
-  private final String url;
-  private final MultiMap headers;
-
   /**
    * @param vertx the Vert.x instance
    * @param options the options
    */
   public AnthropicModelClient(Vertx vertx, ModelOptions options) {
-    super(vertx, options);
-    this.url = this.options.effectiveBaseUrl() + "/v1/messages";
-    this.headers = MultiMap.caseInsensitiveMultiMap()
-        .set("anthropic-version", this.options.getAnthropicVersion())
-        .set("content-type", "application/json");
-    if (this.options.getApiKey() != null) {
-      headers.set("x-api-key", this.options.getApiKey());
-    }
+    super(vertx, options, "/v1/messages", authHeaders(options));
   }
 
   @Override
   public String provider() {
     return ModelOptions.ANTHROPIC;
-  }
-
-  @Override
-  protected String url() {
-    return url;
-  }
-
-  @Override
-  protected MultiMap headers() {
-    return headers;
   }
 
   @Override
@@ -65,5 +45,13 @@ public final class AnthropicModelClient extends BaseModelClient {
   @Override
   protected StreamAssembler assembler(Handler<ModelStreamEvent> handler, Supplier<String> requestId) {
     return new AnthropicStreamAssembler(http, handler, requestId);
+  }
+
+  private static MultiMap authHeaders(ModelOptions options) {
+    MultiMap h = MultiMap.caseInsensitiveMultiMap().set("anthropic-version", options.getAnthropicVersion());
+    if (options.getApiKey() != null) {
+      h.set("x-api-key", options.getApiKey());
+    }
+    return h;
   }
 }

@@ -27,18 +27,20 @@ public abstract class BaseModelClient implements ModelClient {
   protected final ModelOptions options;
   protected final ModelHttp http;
   private final RetryPolicy retry;
+  private final String url;
+  private final MultiMap headers;
 
-  protected BaseModelClient(Vertx vertx, ModelOptions options) {
+  /**
+   * @param path the endpoint path below {@link ModelOptions#effectiveBaseUrl()}
+   * @param headers the provider's own headers (authentication included); content-type is added
+   */
+  protected BaseModelClient(Vertx vertx, ModelOptions options, String path, MultiMap headers) {
     this.options = new ModelOptions(options);
     this.http = new ModelHttp(vertx, options);
     this.retry = new RetryPolicy(vertx, options.getMaxRetries());
+    this.url = this.options.effectiveBaseUrl() + path;
+    this.headers = MultiMap.caseInsensitiveMultiMap().addAll(headers).set("content-type", "application/json");
   }
-
-  /** @return the absolute URL of the endpoint */
-  protected abstract String url();
-
-  /** @return the request headers (including authentication) */
-  protected abstract MultiMap headers();
 
   /**
    * @param request the canonical request
@@ -69,8 +71,7 @@ public abstract class BaseModelClient implements ModelClient {
     } catch (ModelException e) {
       return Future.failedFuture(e);
     }
-    MultiMap headers = headers();
-    return retry.execute(provider() + " request", () -> http.postJson(url(), headers, body)
+        return retry.execute(provider() + " request", () -> http.postJson(url, headers, body)
         .compose(r -> {
           try {
             return Future.succeededFuture(response(r.body(), r.requestId()));
@@ -90,8 +91,7 @@ public abstract class BaseModelClient implements ModelClient {
     } catch (ModelException e) {
       return Future.failedFuture(e);
     }
-    MultiMap headers = headers();
-    return retry.execute(provider() + " stream", () -> attempt(body, headers, handler));
+        return retry.execute(provider() + " stream", () -> attempt(body, headers, handler));
   }
 
   private Future<ModelResponse> attempt(JsonObject body, MultiMap headers, Handler<ModelStreamEvent> handler) {
@@ -105,7 +105,7 @@ public abstract class BaseModelClient implements ModelClient {
         log.warn("{} stream handler failed: {}", provider(), e.toString());
       }
     }, () -> requestId[0]);
-    return http.postSse(url(), headers, body, rid -> requestId[0] = rid, assembler::handle)
+    return http.postSse(url, headers, body, rid -> requestId[0] = rid, assembler::handle)
         .compose(v -> {
           try {
             return Future.succeededFuture(assembler.finish());

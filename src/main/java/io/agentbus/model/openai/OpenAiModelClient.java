@@ -20,35 +20,17 @@ import java.util.function.Supplier;
  */
 public final class OpenAiModelClient extends BaseModelClient {
 
-  private final String url;
-  private final MultiMap headers;
-
   /**
    * @param vertx the Vert.x instance
    * @param options the options
    */
   public OpenAiModelClient(Vertx vertx, ModelOptions options) {
-    super(vertx, options);
-    this.url = this.options.effectiveBaseUrl() + "/chat/completions";
-    this.headers = MultiMap.caseInsensitiveMultiMap().set("content-type", "application/json");
-    if (this.options.getApiKey() != null) {
-      headers.set("authorization", "Bearer " + this.options.getApiKey());
-    }
+    super(vertx, options, "/chat/completions", authHeaders(options));
   }
 
   @Override
   public String provider() {
     return ModelOptions.OPENAI;
-  }
-
-  @Override
-  protected String url() {
-    return url;
-  }
-
-  @Override
-  protected MultiMap headers() {
-    return headers;
   }
 
   @Override
@@ -64,5 +46,13 @@ public final class OpenAiModelClient extends BaseModelClient {
   @Override
   protected StreamAssembler assembler(Handler<ModelStreamEvent> handler, Supplier<String> requestId) {
     return new OpenAiStreamAssembler(http, handler, requestId);
+  }
+
+  private static MultiMap authHeaders(ModelOptions options) {
+    MultiMap h = MultiMap.caseInsensitiveMultiMap();
+    if (options.getApiKey() != null) {
+      h.set("authorization", "Bearer " + options.getApiKey());
+    }
+    return h;
   }
 }
