@@ -20,14 +20,19 @@ import java.util.Map;
  * <pre>{@code
  * {"model": {"provider": "anthropic"|"openai", "model": "...", "baseUrl": "...", "apiKey": "...",
  *            "demo": false, "demoLatencyMs": 0,
- *            "maxRetries": 2, "maxConnections": 256, "http2": false},
+ *            "maxRetries": 2, "maxConnections": 2500, "maxWaitQueueSize": -1, "http2": false},
  *  "system": "...", "maxTokens": 4096, "stream": true,
- *  "loop": {"maxIterations": 10, "tokenBudget": 0, "toolTimeoutMs": 60000},
+ *  "loop": {"maxIterations": 10, "tokenBudget": 0, "toolTimeoutMs": 60000, "maxActiveTurns": 20000},
  *  "history": {"lastTurns": 0, "toolResultMaxChars": 0},
- *  "conversationInstances": 2, "drainTimeoutMs": 30000, "conversationIdleTimeoutMs": 0,
+ *  "conversationInstances": 2, "drainTimeoutMs": 30000, "conversationIdleTimeoutMs": 0, "maxConversations": 100000,
  *  "http": {"host": "0.0.0.0", "port": 8080, "tokens": {"<token>": "<tenant>"}, "maxBodyBytes": 1048576,
- *           "maxInFlightTurns": 10000}}
+ *           "maxInFlightTurns": 20000}}
  * }</pre>
+ *
+ * <p>Every field is optional; the limits that size concurrency ({@code http.maxInFlightTurns},
+ * {@code loop.maxActiveTurns}, {@code maxConversations}, {@code model.maxConnections}) default
+ * to values derived from the heap ({@link MemoryBudget}), so leave them out unless you mean
+ * to override.
  */
 public final class AgentConfig {
 
@@ -98,6 +103,7 @@ public final class AgentConfig {
     ifSet(mf.string("baseUrl"), model::setBaseUrl);
     ifSet(mf.nonNegativeLong("maxRetries"), v -> model.setMaxRetries(v.intValue()));
     ifSet(mf.positiveLong("maxConnections"), v -> model.setMaxConnections(v.intValue()));
+    ifSet(mf.nonNegativeOrUnbounded("maxWaitQueueSize"), v -> model.setMaxWaitQueueSize(v.intValue()));
     ifSet(mf.positiveLong("requestTimeoutMs"), model::setRequestTimeoutMs);
     ifSet(mf.bool("http2"), model::setHttp2);
     ifSet(mf.bool("promptCaching"), model::setPromptCaching);
@@ -111,6 +117,7 @@ public final class AgentConfig {
     ifSet(loop.nonNegativeLong("tokenBudget"), conv::setTokenBudget);
     ifSet(loop.positiveLong("toolTimeoutMs"), conv::setToolTimeoutMs);
     ifSet(loop.positiveLong("maxActiveTurns"), v -> conv.setMaxActiveTurns(v.intValue()));
+    ifSet(top.positiveLong("maxConversations"), v -> conv.setMaxConversations(v.intValue()));
     ifSet(top.nonNegativeLong("conversationIdleTimeoutMs"), conv::setIdleTimeoutMs);
     JsonObject history = orEmpty(top.object("history"));
     JsonFields hf = new JsonFields(history, "agent config: history");

@@ -45,23 +45,25 @@ final class JsonFields {
   }
 
   Long positiveLong(String field) {
-    Object v = json.getValue(field);
-    if (v == null) {
-      return null;
-    }
-    if (!(v instanceof Number n) || n.doubleValue() != Math.rint(n.doubleValue()) || n.longValue() < 1) {
-      throw wrongType(field, "a positive integer");
-    }
-    return n.longValue();
+    return integer(field, 1, "a positive integer");
   }
 
   Long nonNegativeLong(String field) {
+    return integer(field, 0, "an integer >= 0");
+  }
+
+  /** Reads {@code -1} (unbounded) or an integer {@code >= 0}. */
+  Long nonNegativeOrUnbounded(String field) {
+    return integer(field, -1, "-1 (unbounded) or an integer >= 0");
+  }
+
+  private Long integer(String field, long min, String expected) {
     Object v = json.getValue(field);
     if (v == null) {
       return null;
     }
-    if (!(v instanceof Number n) || n.doubleValue() != Math.rint(n.doubleValue()) || n.longValue() < 0) {
-      throw wrongType(field, "an integer >= 0");
+    if (!(v instanceof Number n) || n.doubleValue() != Math.rint(n.doubleValue()) || n.longValue() < min) {
+      throw wrongType(field, expected);
     }
     return n.longValue();
   }

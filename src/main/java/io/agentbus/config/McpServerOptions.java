@@ -33,9 +33,26 @@ public class McpServerOptions {
   public static final long DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
   public static final long DEFAULT_MAX_TOTAL_TIMEOUT_MS = 600_000;
   public static final int DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
-  public static final int DEFAULT_MAX_PENDING_REQUESTS = 4096;
-  public static final int DEFAULT_MAX_CONCURRENT_CALLS = 64;
-  public static final int DEFAULT_MAX_QUEUED_CALLS = 1024;
+  /**
+   * Tool calls running at once per server. High: the limit only protects a server from an
+   * unbounded burst (stdio servers pipeline requests, HTTP servers get a connection per call);
+   * the call's own timeout is what bounds it.
+   */
+  public static final int DEFAULT_MAX_CONCURRENT_CALLS = 4096;
+  /**
+   * Requests in flight per connection beyond {@code maxConcurrentCalls} (list, ping, calls of
+   * the {@code call} command): the default {@code maxPendingRequests} is
+   * {@code maxConcurrentCalls} plus this.
+   */
+  public static final int PENDING_REQUESTS_HEADROOM = 4096;
+  /** Default requests in flight per connection, with the default {@code maxConcurrentCalls}. */
+  public static final int DEFAULT_MAX_PENDING_REQUESTS = DEFAULT_MAX_CONCURRENT_CALLS + PENDING_REQUESTS_HEADROOM;
+  /**
+   * Tool calls that may wait for a slot per server, bounded by memory:
+   * {@link MemoryBudget#queuedCalls()} (half of the maximum heap at 4 KiB per call, at least
+   * 10,000). Queued calls wait within their own timeout.
+   */
+  public static final int DEFAULT_MAX_QUEUED_CALLS = MemoryBudget.queuedCalls();
   public static final long DEFAULT_SHUTDOWN_GRACE_MS = 2_000;
   public static final long DEFAULT_TERMINATE_GRACE_MS = 2_000;
   public static final long DEFAULT_RESTART_INITIAL_BACKOFF_MS = 500;
@@ -60,7 +77,8 @@ public class McpServerOptions {
   private long connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
   private long maxTotalTimeoutMs = DEFAULT_MAX_TOTAL_TIMEOUT_MS;
   private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
-  private int maxPendingRequests = DEFAULT_MAX_PENDING_REQUESTS;
+  /** {@code null}: {@code maxConcurrentCalls + PENDING_REQUESTS_HEADROOM}. */
+  private Integer maxPendingRequests;
   private int maxConcurrentCalls = DEFAULT_MAX_CONCURRENT_CALLS;
   private int maxQueuedCalls = DEFAULT_MAX_QUEUED_CALLS;
   private long shutdownGraceMs = DEFAULT_SHUTDOWN_GRACE_MS;
@@ -95,8 +113,13 @@ public class McpServerOptions {
     connectTimeoutMs = orElse(f.positiveLong("connectTimeoutMs"), DEFAULT_CONNECT_TIMEOUT_MS);
     maxTotalTimeoutMs = orElse(f.positiveLong("maxTotalTimeoutMs"), DEFAULT_MAX_TOTAL_TIMEOUT_MS);
     maxMessageBytes = orElse(f.positiveLong("maxMessageBytes"), (long) DEFAULT_MAX_MESSAGE_BYTES).intValue();
-    maxPendingRequests = orElse(f.positiveLong("maxPendingRequests"), (long) DEFAULT_MAX_PENDING_REQUESTS).intValue();
     maxConcurrentCalls = orElse(f.positiveLong("maxConcurrentCalls"), (long) DEFAULT_MAX_CONCURRENT_CALLS).intValue();
+    Long pending = f.positiveLong("maxPendingRequests");
+    if (pending != null && pending < maxConcurrentCalls) {
+      throw new ConfigException(owner + ": field 'maxPendingRequests' (" + pending + ") must not be lower than"
+        + " 'maxConcurrentCalls' (" + maxConcurrentCalls + ")");
+    }
+    maxPendingRequests = pending == null ? null : pending.intValue();
     maxQueuedCalls = orElse(f.positiveLong("maxQueuedCalls"), (long) DEFAULT_MAX_QUEUED_CALLS).intValue();
     shutdownGraceMs = orElse(f.positiveLong("shutdownGraceMs"), DEFAULT_SHUTDOWN_GRACE_MS);
     terminateGraceMs = orElse(f.positiveLong("terminateGraceMs"), DEFAULT_TERMINATE_GRACE_MS);
@@ -194,12 +217,14 @@ public class McpServerOptions {
       .put("connectTimeoutMs", connectTimeoutMs)
       .put("maxTotalTimeoutMs", maxTotalTimeoutMs)
       .put("maxMessageBytes", maxMessageBytes)
-      .put("maxPendingRequests", maxPendingRequests)
       .put("maxConcurrentCalls", maxConcurrentCalls)
       .put("maxQueuedCalls", maxQueuedCalls)
       .put("shutdownGraceMs", shutdownGraceMs)
       .put("terminateGraceMs", terminateGraceMs)
       .put("restart", restart);
+    if (maxPendingRequests != null) {
+      json.put("maxPendingRequests", maxPendingRequests);
+    }
     if (command != null) {
       json.put("command", command);
     }
@@ -348,15 +373,21 @@ public class McpServerOptions {
     return this;
   }
 
-  /** @return how many requests may wait for an answer on one connection */
-  public int getMaxPendingRequests() { return maxPendingRequests; }
+  /**
+   * @return how many requests may wait for an answer on one connection; unless set,
+   *     {@code maxConcurrentCalls + PENDING_REQUESTS_HEADROOM}
+   */
+  public int getMaxPendingRequests() {
+    return maxPendingRequests != null ? maxPendingRequests
+      : (int) Math.min(Integer.MAX_VALUE, (long) maxConcurrentCalls + PENDING_REQUESTS_HEADROOM);
+  }
 
   public McpServerOptions setMaxPendingRequests(int maxPendingRequests) {
     this.maxPendingRequests = positive(maxPendingRequests, "maxPendingRequests");
     return this;
   }
 
-  /** @return how many tool calls the server verticle runs at once; more are queued */
+  /** @return how many tool calls the server verticle runs at once; more wait in a queue, within their timeout */
   public int getMaxConcurrentCalls() { return maxConcurrentCalls; }
 
   public McpServerOptions setMaxConcurrentCalls(int maxConcurrentCalls) {
@@ -364,7 +395,7 @@ public class McpServerOptions {
     return this;
   }
 
-  /** @return how many tool calls may wait for a slot before calls are refused */
+  /** @return how many tool calls may wait for a slot before calls are refused (a memory bound) */
   public int getMaxQueuedCalls() { return maxQueuedCalls; }
 
   public McpServerOptions setMaxQueuedCalls(int maxQueuedCalls) {

@@ -1,5 +1,6 @@
 package io.agentbus.conversation;
 
+import io.agentbus.config.MemoryBudget;
 import io.agentbus.model.ModelOptions;
 import io.vertx.core.json.JsonObject;
 import java.util.Objects;
@@ -14,8 +15,16 @@ public class ConversationOptions {
 
   public static final int DEFAULT_MAX_TOKENS = 4096;
   public static final int DEFAULT_MAX_ITERATIONS = 10;
-  public static final int DEFAULT_MAX_CONVERSATIONS = 100_000;
-  public static final int DEFAULT_MAX_ACTIVE_TURNS = 20_000;
+  /**
+   * Conversations one instance keeps: {@link MemoryBudget#turns()}, so that each instance
+   * can hold every conversation the heap budget admits, however the shards fill up.
+   */
+  public static final int DEFAULT_MAX_CONVERSATIONS = MemoryBudget.turns();
+  /**
+   * Turns one instance runs at once: {@link MemoryBudget#turns()}, the same budget as the
+   * HTTP API's admission, so a turn the API admitted is never refused by a full shard.
+   */
+  public static final int DEFAULT_MAX_ACTIVE_TURNS = MemoryBudget.turns();
 
   private ModelOptions model = new ModelOptions();
   private String system;

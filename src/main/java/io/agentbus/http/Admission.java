@@ -38,7 +38,8 @@ final class Admission {
       throw ApiError.of(409, "conversation '" + conversationId + "' is already running a turn");
     }
     if (running.size() >= max) {
-      throw new ApiError(503, "overloaded", "overloaded: " + running.size() + " turns running; retry later");
+      throw new ApiError(503, "overloaded", "overloaded: " + running.size() + " turns running, the limit of this instance"
+        + " (http.maxInFlightTurns); retry later");
     }
     running.add(key);
     metrics.httpTurnsInFlight(1);

@@ -1,5 +1,6 @@
 package io.agentbus.http;
 
+import io.agentbus.config.MemoryBudget;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -27,8 +28,12 @@ public class HttpApiOptions {
   public static final int DEFAULT_PORT = 8080;
   /** Largest accepted request body: 1 MiB. */
   public static final long DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-  /** Turns running through this API instance at once; more are refused with 503. */
-  public static final int DEFAULT_MAX_IN_FLIGHT_TURNS = 1000;
+  /**
+   * Turns running through this API instance at once; more are refused with 503. Derived from
+   * the heap: {@link MemoryBudget#turns()} (half of the maximum heap at 32 KiB per turn, at
+   * least 1000).
+   */
+  public static final int DEFAULT_MAX_IN_FLIGHT_TURNS = MemoryBudget.turns();
   /** The {@code Retry-After} (seconds) sent with 503 and 429 answers. */
   public static final int DEFAULT_RETRY_AFTER_SECONDS = 1;
 

@@ -1,6 +1,8 @@
 package io.agentbus.model;
 
+import io.agentbus.config.MemoryBudget;
 import io.vertx.core.json.JsonObject;
+import java.lang.management.ManagementFactory;
 import java.util.Map;
 import java.util.Objects;
 
@@ -34,10 +36,23 @@ public class ModelOptions {
   public static final long DEFAULT_REQUEST_TIMEOUT_MS = 600_000;
   /** Default connect timeout. */
   public static final int DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
-  /** Default maximum number of pooled HTTP/1.1 connections. */
-  public static final int DEFAULT_MAX_CONNECTIONS = 256;
-  /** Default bound of the queue of requests waiting for a pooled connection. */
-  public static final int DEFAULT_MAX_WAIT_QUEUE_SIZE = 4096;
+  /** The smallest derived {@link #DEFAULT_MAX_CONNECTIONS}. */
+  public static final int MIN_DEFAULT_MAX_CONNECTIONS = 256;
+  /**
+   * Default maximum number of pooled HTTP/1.1 connections of one client (every conversation
+   * instance has its own client, and there is one instance per core by default). Derived, see
+   * {@link #maxConnectionsFor}: each client gets its share of the in-flight turn budget
+   * ({@link MemoryBudget#turns()}), so no admitted turn waits for a connection, but all clients
+   * together stay within a quarter of the process's file-descriptor limit (the HTTP API's own
+   * connections need the rest). Connections open only on demand.
+   */
+  public static final int DEFAULT_MAX_CONNECTIONS = maxConnectionsFor(MemoryBudget.turns(), maxFileDescriptors(),
+      Runtime.getRuntime().availableProcessors());
+  /**
+   * By default the queue of requests waiting for a pooled connection is unbounded ({@code -1}):
+   * a turn waits for a connection rather than failing; the admission limits bound how many wait.
+   */
+  public static final int DEFAULT_MAX_WAIT_QUEUE_SIZE = -1;
   /** HTTP/2 is off by default. */
   public static final boolean DEFAULT_HTTP2 = false;
   /** Default maximum size of one streamed SSE event. */
@@ -130,6 +145,34 @@ public class ModelOptions {
     o.apiKey = blankToNull(env.get(prefix + "API_KEY"));
     o.baseUrl = blankToNull(env.get(prefix + "BASE_URL"));
     return o;
+  }
+
+  /**
+   * The pool size formula: {@code min(turns / clients, maxFileDescriptors / 4 / clients)}, at
+   * least {@link #MIN_DEFAULT_MAX_CONNECTIONS}.
+   *
+   * @param turns the in-flight turn budget ({@link MemoryBudget#turns()})
+   * @param maxFileDescriptors the process's file-descriptor limit, or {@code -1} if unknown
+   * @param clients how many model clients share the budget (the default conversation instances)
+   * @return the maximum pooled connections of one client
+   */
+  static int maxConnectionsFor(int turns, long maxFileDescriptors, int clients) {
+    int n = Math.max(1, clients);
+    long perClient = turns / n;
+    if (maxFileDescriptors > 0) {
+      perClient = Math.min(perClient, maxFileDescriptors / 4 / n);
+    }
+    return (int) Math.max(MIN_DEFAULT_MAX_CONNECTIONS, perClient);
+  }
+
+  /** @return the process's file-descriptor limit, or {@code -1} where the JVM does not tell */
+  private static long maxFileDescriptors() {
+    try {
+      return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean unix
+          ? unix.getMaxFileDescriptorCount() : -1;
+    } catch (LinkageError e) {
+      return -1;
+    }
   }
 
   private static String blankToNull(String s) {

@@ -95,6 +95,21 @@ class McpConfigTest {
   }
 
   @Test
+  void pendingRequestsFollowTheCallCapAndMayNotBeLower() {
+    McpServerOptions defaults = parse("{\"mcpServers\": {\"a\": {\"command\": \"x\"}}}").servers().get(0);
+    assertEquals(McpServerOptions.DEFAULT_MAX_CONCURRENT_CALLS, defaults.getMaxConcurrentCalls());
+    assertEquals(McpServerOptions.DEFAULT_MAX_PENDING_REQUESTS, defaults.getMaxPendingRequests());
+    assertEquals(McpServerOptions.DEFAULT_MAX_QUEUED_CALLS, defaults.getMaxQueuedCalls());
+    McpServerOptions wide = parse("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"maxConcurrentCalls\": 10000}}}")
+      .servers().get(0);
+    assertEquals(10_000 + McpServerOptions.PENDING_REQUESTS_HEADROOM, wide.getMaxPendingRequests());
+    assertEquals(10_000 + McpServerOptions.PENDING_REQUESTS_HEADROOM,
+      new McpServerOptions(wide.toJson()).getMaxPendingRequests());
+    assertEquals("server 'a': field 'maxPendingRequests' (10) must not be lower than 'maxConcurrentCalls' (64)",
+      error("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"maxConcurrentCalls\": 64, \"maxPendingRequests\": 10}}}"));
+  }
+
+  @Test
   void fileErrorsNameTheFile(@TempDir Path dir) throws Exception {
     Path missing = dir.resolve("missing.json");
     assertTrue(assertThrows(ConfigException.class, () -> McpConfig.load(missing, ENV)).getMessage()

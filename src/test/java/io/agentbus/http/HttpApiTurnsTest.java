@@ -157,6 +157,8 @@ class HttpApiTurnsTest {
               assertEquals(503, overloaded.statusCode(), overloaded.bodyAsString());
               assertEquals("3", overloaded.getHeader("Retry-After"));
               assertEquals("overloaded", overloaded.bodyAsJsonObject().getJsonObject("error").getString("type"));
+              String why = overloaded.bodyAsJsonObject().getJsonObject("error").getString("message");
+              assertTrue(why.contains("1 turns running") && why.contains("http.maxInFlightTurns"), why);
             });
             return slow;
           })

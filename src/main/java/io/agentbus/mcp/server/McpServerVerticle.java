@@ -201,15 +201,9 @@ public class McpServerVerticle extends VerticleBase {
       return;
     }
     long timeout = req.timeoutMs() != null ? req.timeoutMs() : options.getTimeoutMs();
-    CallOptions callOptions = new CallOptions().setTimeoutMs(timeout);
-    if (req.progressAddress() != null) {
-      callOptions.setProgressHandler(p -> vertx.eventBus().send(req.progressAddress(), new JsonObject()
-        .put("server", name).put("tool", req.name()).put("progress", p.progress())
-        .put("total", p.total()).put("message", p.message())));
-    }
     McpClient c = client;
     long start = System.nanoTime();
-    gate.submit(() -> c.callTool(req.name(), req.arguments(), callOptions), timeout).onComplete(ar -> {
+    gate.submit(leftMs -> c.callTool(req.name(), req.arguments(), callOptions(req, leftMs)), timeout).onComplete(ar -> {
       AgentbusMetrics.get(vertx).toolCall(name, req.name(), start, ar);
       if (ar.succeeded()) {
         msg.reply(ar.result(), SharedJsonCodec.shared());
@@ -218,6 +212,17 @@ public class McpServerVerticle extends VerticleBase {
         msg.fail(f.failureCode(), f.getMessage());
       }
     });
+  }
+
+  /** @param timeoutMs what is left of the call's timeout once it got a call slot */
+  private CallOptions callOptions(ToolCallRequest req, long timeoutMs) {
+    CallOptions callOptions = new CallOptions().setTimeoutMs(timeoutMs);
+    if (req.progressAddress() != null) {
+      callOptions.setProgressHandler(p -> vertx.eventBus().send(req.progressAddress(), new JsonObject()
+        .put("server", name).put("tool", req.name()).put("progress", p.progress())
+        .put("total", p.total()).put("message", p.message())));
+    }
+    return callOptions;
   }
 
   private static ReplyException toFailure(Throwable err) {

@@ -20,6 +20,7 @@ import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -116,6 +117,25 @@ class McpServerVerticleTest {
           assertFalse(running.isComplete() || queued.isComplete());
           ctx.completeNow();
         })));
+      })));
+    }));
+  }
+
+  @Test
+  void callsFarBeyondTheConcurrencyCapWaitForASlotAndAllSucceed(Vertx vertx, VertxTestContext ctx) {
+    McpServerOptions options = InteropServers.javaMain("narrow", FakeStdioServer.class, "plain").setMaxConcurrentCalls(2);
+    int calls = 300;
+    deploy(vertx, options).onComplete(ctx.succeeding(id -> {
+      List<Future<JsonObject>> results = new ArrayList<>();
+      for (int i = 0; i < calls; i++) {
+        results.add(ask(vertx, "narrow", Actions.TOOLS_CALL, call("echo", new JsonObject().put("message", "m" + i))));
+      }
+      Future.join(results).onComplete(ctx.succeeding(all -> ctx.verify(() -> {
+        for (int i = 0; i < calls; i++) {
+          String text = results.get(i).result().getJsonArray("content").getJsonObject(0).getString("text");
+          assertEquals("Echo: m" + i, text);
+        }
+        ctx.completeNow();
       })));
     }));
   }
