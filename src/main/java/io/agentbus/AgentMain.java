@@ -9,6 +9,7 @@ import io.agentbus.cli.ServeCommand;
 import io.agentbus.cli.ToolsCommand;
 import io.agentbus.config.ConfigException;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.List;
@@ -56,7 +57,9 @@ public final class AgentMain {
       System.setProperty("AGENTBUS_LOG_LEVEL", "WARN");
       System.setProperty("AGENTBUS_SERVER_STDERR_LEVEL", "WARN");
     }
-    Vertx vertx = Vertx.vertx();
+    // One event loop per core (Vert.x defaults to two): a turn runs on one loop, and the
+    // conversation instances and HTTP listeners are deployed one per loop.
+    Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(AgentbusOptions.DEFAULT_CONVERSATION_INSTANCES));
     try {
       return switch (command) {
         case "tools" -> ToolsCommand.run(vertx, args, out, err);

@@ -65,7 +65,8 @@ public final class Agentbus {
       .compose(v -> vertx.deployVerticle(new CatalogVerticle(catalog, names)).map(deployments::add))
       .compose(v -> vertx.deployVerticle(new DispatcherVerticle(catalog, o.getDispatcher())).map(deployments::add))
       .compose(v -> vertx.deployVerticle(ConversationVerticle.class, new DeploymentOptions()
-        .setInstances(o.getConversationInstances()).setConfig(o.getConversation().toJson())).map(deployments::add))
+        .setInstances(o.getConversationInstances())
+        .setConfig(o.getConversation().toJson().put("dispatcher", o.getDispatcher().toJson()))).map(deployments::add))
       .map(v -> new Agentbus(vertx, List.copyOf(deployments), names))
       .recover(err -> undeployAll(vertx, deployments).transform(ar -> Future.failedFuture(err)));
   }

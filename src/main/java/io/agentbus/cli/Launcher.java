@@ -34,6 +34,11 @@ final class Launcher {
   private Launcher() {
   }
 
+  /** @return how many conversation instances (and HTTP listeners) to deploy: one per event loop */
+  static int eventLoops(AgentConfig agent) {
+    return agent.conversationInstances() != null ? agent.conversationInstances() : AgentbusOptions.DEFAULT_CONVERSATION_INSTANCES;
+  }
+
   static Future<Launched> start(Vertx vertx, AgentConfig agent, McpConfig mcp) {
     Future<MockModelServer> demo = !agent.demoModel() ? Future.succeededFuture()
       : MockModelServer.start(vertx, new MockModelOptions().setMode(MockModelOptions.MODE_DEMO).setLatencyMs(agent.demoLatencyMs()));

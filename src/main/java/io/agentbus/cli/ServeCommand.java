@@ -5,9 +5,13 @@ import io.agentbus.config.McpConfig;
 import io.agentbus.http.HttpApiOptions;
 import io.agentbus.http.HttpApiVerticle;
 import io.agentbus.mcp.transport.stdio.ChildProcessReaper;
+import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -33,20 +37,27 @@ public final class ServeCommand {
     McpConfig mcp = Cli.loadMcpConfig(args);
     Launcher.Launched launched = Cli.await(Launcher.start(vertx, agent, mcp));
     HttpApiOptions httpOptions = new HttpApiOptions(agent.http()).setServers(launched.agentbus().servers());
-    HttpApiVerticle api = new HttpApiVerticle(httpOptions);
+    // One listener per event loop, each next to a conversation instance on the same loop, so
+    // a turn runs where its request arrived (see ConversationVerticle).
+    List<HttpApiVerticle> apis = new CopyOnWriteArrayList<>();
     String apiDeployment;
     try {
-      apiDeployment = Cli.await(vertx.deployVerticle(api));
+      apiDeployment = Cli.await(vertx.deployVerticle(HttpApiVerticle.sharingLimits(httpOptions, apis::add),
+        new DeploymentOptions().setInstances(Launcher.eventLoops(agent))));
     } catch (RuntimeException e) {
       Cli.await(launched.close().otherwiseEmpty());
       return Cli.fail(err, "cannot start the HTTP API: " + e.getMessage());
     }
+    HttpApiVerticle api = apis.get(0);
     LOG.info("Agentbus listening on http://{}:{}", api.host(), api.actualPort());
     CountDownLatch stopped = new CountDownLatch(1);
     ChildProcessReaper.graceAtExit(agent.drainTimeoutMs() + CLOSE_TIMEOUT_MS);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       LOG.info("stopping: refusing new turns, letting running ones finish (up to {} ms)", agent.drainTimeoutMs());
-      Future.join(api.drain(), launched.agentbus().drain(agent.drainTimeoutMs()))
+      List<Future<Void>> drains = new ArrayList<>();
+      apis.forEach(a -> drains.add(a.drain()));
+      drains.add(launched.agentbus().drain(agent.drainTimeoutMs()));
+      Future.join(drains)
         .eventually(() -> vertx.undeploy(apiDeployment))
         .eventually(launched::close)
         .onComplete(ar -> {

@@ -5,11 +5,17 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The state of one conversation: its settings, the full canonical (Anthropic-shaped)
- * message history, usage totals and whether a turn is running. Owned by one conversation
- * verticle instance and only touched on its context.
+ * message history, usage totals and whether a turn is running.
+ *
+ * <p>Any conversation verticle instance may run its next turn: the one that wins
+ * {@link #tryClaim()} owns the mutable state (history, usage, turns) until it calls
+ * {@link #release()}, and only that context touches it meanwhile. The claim is an atomic flag,
+ * so whatever one owner wrote is visible to the next. Readers that do not claim
+ * ({@link #toJson()}) see the state as of the last {@link #release()}: volatile snapshots.
  */
 public final class Conversation {
 
@@ -19,10 +25,14 @@ public final class Conversation {
   private final ToolSelection tools;
   private final List<JsonObject> history = new ArrayList<>();
   private final long createdAtMs = System.currentTimeMillis();
-  private long lastActiveNanos = System.nanoTime();
+  private final AtomicBoolean claimed = new AtomicBoolean();
+  private volatile boolean deleted;
+  private volatile long lastActiveNanos = System.nanoTime();
   private Usage usage = Usage.ZERO;
   private int turns;
-  private boolean busy;
+  private volatile List<JsonObject> committedHistory = List.of();
+  private volatile Usage committedUsage = Usage.ZERO;
+  private volatile int committedTurns;
 
   public Conversation(String id, String tenant, String system, ToolSelection tools) {
     this.id = id;
@@ -66,34 +76,62 @@ public final class Conversation {
     return turns;
   }
 
-  void turnStarted() {
-    busy = true;
-    turns++;
-    lastActiveNanos = System.nanoTime();
+  /**
+   * Takes ownership of the mutable state (a turn, a delete, an eviction).
+   *
+   * @return false when someone else holds it, or the conversation was deleted
+   */
+  boolean tryClaim() {
+    if (!claimed.compareAndSet(false, true)) {
+      return false;
+    }
+    if (deleted) {
+      claimed.set(false);
+      return false;
+    }
+    return true;
   }
 
-  void turnEnded() {
-    busy = false;
+  /** Publishes the owner's changes to readers and gives up ownership. */
+  void release() {
+    committedHistory = List.copyOf(history);
+    committedUsage = usage;
+    committedTurns = turns;
+    lastActiveNanos = System.nanoTime();
+    claimed.set(false);
+  }
+
+  /** Marks a claimed conversation deleted: it can never be claimed again. */
+  void markDeleted() {
+    deleted = true;
+  }
+
+  void turnStarted() {
+    turns++;
     lastActiveNanos = System.nanoTime();
   }
 
   /** @return whether no turn ran for at least {@code idleMs} (a running turn is never idle) */
   boolean idleFor(long idleMs, long nowNanos) {
-    return !busy && (nowNanos - lastActiveNanos) / 1_000_000L >= idleMs;
+    return !claimed.get() && (nowNanos - lastActiveNanos) / 1_000_000L >= idleMs;
   }
 
+  /** @return whether a turn (or another owner) holds the conversation right now */
   public boolean busy() {
-    return busy;
+    return claimed.get();
   }
 
-  /** @return id, tenant, system, history, usage, turns and busy as JSON */
+  /**
+   * @return id, tenant, system, history, usage, turns and busy as JSON, as of the last turn
+   *     that ended (safe from any thread)
+   */
   public JsonObject toJson() {
     JsonObject json = new JsonObject()
       .put("id", id)
-      .put("messages", new JsonArray(new ArrayList<>(history)))
-      .put("usage", usage.toJson())
-      .put("turns", turns)
-      .put("busy", busy)
+      .put("messages", new JsonArray(new ArrayList<>(committedHistory)))
+      .put("usage", committedUsage.toJson())
+      .put("turns", committedTurns)
+      .put("busy", claimed.get())
       .put("createdAt", createdAtMs)
       .put("tools", tools.toJson());
     if (tenant != null) {

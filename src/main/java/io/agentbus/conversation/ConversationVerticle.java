@@ -5,30 +5,32 @@ import io.agentbus.bus.Addresses;
 import io.agentbus.bus.FailureCodes;
 import io.agentbus.bus.SharedJsonCodec;
 import io.agentbus.catalog.ToolCatalog;
+import io.agentbus.dispatch.DispatcherOptions;
+import io.agentbus.dispatch.ToolDispatcher;
 import io.agentbus.metrics.AgentbusMetrics;
 import io.agentbus.model.ModelClient;
 import io.agentbus.model.ModelException;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
-import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.shareddata.LocalMap;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The conversation service on {@code agentbus.conversation} (actions {@code create},
  * {@code send}, {@code get}, {@code delete}). Deploy several instances to use every core:
- * each owns a shard of the conversations (the shard is part of the id) and also listens on
- * its own address {@code agentbus.conversation.shard.<n>}; a request that reaches the
- * wrong instance is forwarded. One conversation runs one turn at a time.
+ * each also listens on its own address {@code agentbus.conversation.shard.<n>}. The
+ * conversations live in a registry shared by the instances ({@link ConversationRegistry}), and
+ * whichever instance a request reaches runs the turn on its own context, with its own model
+ * client and an in-process {@link ToolDispatcher}: a caller on the same event loop (the HTTP
+ * API, see {@link #localAddress()}) keeps the whole turn on that loop, and only the MCP calls
+ * cross to the servers' loops. One conversation runs one turn at a time (the instance that
+ * runs it holds the conversation's claim).
  *
  * <p>Bodies: create {@code {system?, tools?: [names or globs], tenant?}} → {@code {id}};
  * send {@code {id, content, tenant?}} → the turn result; get {@code {id, tenant?}} → the
@@ -40,14 +42,15 @@ public class ConversationVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(ConversationVerticle.class);
   /** The local map of claimed shards: shard number → deployment id. */
   public static final String SHARDS = "agentbus.conversation.shards";
-  /** How long a forwarded request may take (a whole turn). */
-  static final long FORWARD_TIMEOUT_MS = 30 * 60_000;
+  /** The local map of event-loop threads that run an instance: thread name → shard number. */
+  static final String LOOPS = "agentbus.conversation.loops";
 
-  private final Map<String, Conversation> conversations = new HashMap<>();
+  private ConversationRegistry conversations;
   private ConversationOptions options;
   private ModelClient model;
   private TurnRunner runner;
   private int shard = -1;
+  private String loop;
   private int activeTurns;
   private boolean draining;
   private final List<Message<JsonObject>> drainWaiters = new ArrayList<>();
@@ -56,10 +59,18 @@ public class ConversationVerticle extends VerticleBase {
   public Future<?> start() {
     SharedJsonCodec.register(vertx);
     options = new ConversationOptions(config());
+    conversations = ConversationRegistry.shared(vertx);
     model = ModelClient.create(vertx, options.getModel());
-    runner = new TurnRunner(vertx, model, options, ToolCatalog.shared(vertx));
+    ToolCatalog catalog = ToolCatalog.shared(vertx);
+    DispatcherOptions dispatch = config().getValue("dispatcher") instanceof JsonObject d
+      ? new DispatcherOptions(d) : new DispatcherOptions();
+    runner = new TurnRunner(vertx, model, options, catalog, new ToolDispatcher(vertx, catalog, dispatch));
     shard = claimShard();
-    if (options.getIdleTimeoutMs() > 0) {
+    if (context.isEventLoopContext()) {
+      loop = Thread.currentThread().getName();
+      vertx.sharedData().<String, Integer>getLocalMap(LOOPS).putIfAbsent(loop, shard);
+    }
+    if (options.getIdleTimeoutMs() > 0 && shard == 0) {
       long every = Math.max(1_000, Math.min(60_000, options.getIdleTimeoutMs() / 4));
       vertx.setPeriodic(every, t -> forgetIdle());
     }
@@ -73,8 +84,23 @@ public class ConversationVerticle extends VerticleBase {
     if (shard >= 0) {
       shards().remove(String.valueOf(shard));
     }
-    AgentbusMetrics.get(vertx).conversationsClosed(conversations.size());
+    if (loop != null) {
+      vertx.sharedData().<String, Integer>getLocalMap(LOOPS).remove(loop, shard);
+    }
+    if (shards().isEmpty()) {
+      AgentbusMetrics.get(vertx).conversationsClosed(conversations.size());
+      conversations.clear();
+    }
     return model == null ? Future.succeededFuture() : model.close();
+  }
+
+  /**
+   * @return the address of the conversation instance that runs on the calling thread's event
+   *     loop (any instance can serve any conversation), or {@code null} when there is none
+   */
+  public static String localAddress(io.vertx.core.Vertx vertx) {
+    Integer local = vertx.sharedData().<String, Integer>getLocalMap(LOOPS).get(Thread.currentThread().getName());
+    return local == null ? null : Addresses.conversationShard(local);
   }
 
   private LocalMap<String, String> shards() {
@@ -113,11 +139,6 @@ public class ConversationVerticle extends VerticleBase {
       msg.fail(FailureCodes.BAD_REQUEST, "field 'id' must be a string");
       return;
     }
-    int owner = ConversationIds.shardOf(id);
-    if (owner != shard && owner >= 0 && shards().get(String.valueOf(owner)) != null) {
-      forward(msg, owner);
-      return;
-    }
     Conversation c = conversations.get(id);
     if (c == null || !sameTenant(c, body)) {
       msg.fail(FailureCodes.NOT_FOUND, "no conversation '" + id + "'");
@@ -130,19 +151,6 @@ public class ConversationVerticle extends VerticleBase {
     }
   }
 
-  private void forward(Message<JsonObject> msg, int owner) {
-    DeliveryOptions delivery = new DeliveryOptions().setHeaders(msg.headers()).setSendTimeout(FORWARD_TIMEOUT_MS);
-    vertx.eventBus().<JsonObject>request(Addresses.conversationShard(owner), msg.body(), delivery).onComplete(ar -> {
-      if (ar.succeeded()) {
-        msg.reply(ar.result().body());
-      } else if (ar.cause() instanceof ReplyException re) {
-        msg.fail(re.failureCode(), re.getMessage());
-      } else {
-        msg.fail(FailureCodes.INTERNAL, String.valueOf(ar.cause().getMessage()));
-      }
-    });
-  }
-
   private static boolean sameTenant(Conversation c, JsonObject body) {
     Object tenant = body.getValue("tenant");
     return c.tenant() == null ? tenant == null : c.tenant().equals(tenant);
@@ -150,7 +158,7 @@ public class ConversationVerticle extends VerticleBase {
 
   private void create(Message<JsonObject> msg, JsonObject body) {
     if (conversations.size() >= options.getMaxConversations()) {
-      msg.fail(FailureCodes.UNAVAILABLE, "too many conversations (" + options.getMaxConversations() + " per instance)");
+      msg.fail(FailureCodes.UNAVAILABLE, "too many conversations (" + options.getMaxConversations() + ")");
       return;
     }
     Object system = body.getValue("system");
@@ -175,7 +183,7 @@ public class ConversationVerticle extends VerticleBase {
     String id = ConversationIds.newId(shard);
     Conversation c = new Conversation(id, (String) tenant, system != null ? (String) system : options.getSystem(),
       patterns.isEmpty() ? ToolSelection.ALL : new ToolSelection(patterns));
-    conversations.put(id, c);
+    conversations.add(c);
     AgentbusMetrics.get(vertx).conversationOpened();
     msg.reply(new JsonObject().put("id", id));
   }
@@ -186,19 +194,19 @@ public class ConversationVerticle extends VerticleBase {
       msg.fail(FailureCodes.BAD_REQUEST, problem);
       return;
     }
-    if (c.busy()) {
-      msg.fail(FailureCodes.CONFLICT, "conversation '" + c.id() + "' is already running a turn");
-      return;
-    }
     if (activeTurns >= options.getMaxActiveTurns()) {
       msg.fail(FailureCodes.UNAVAILABLE, "overloaded: " + activeTurns + " turns running; retry later");
+      return;
+    }
+    if (!c.tryClaim()) {
+      failBusyOrGone(msg, c, "is already running a turn");
       return;
     }
     activeTurns++;
     c.turnStarted();
     runner.run(c, body.getValue("content")).onComplete(ar -> {
       activeTurns--;
-      c.turnEnded();
+      c.release();
       if (ar.succeeded()) {
         msg.reply(ar.result(), SharedJsonCodec.shared());
       } else {
@@ -231,11 +239,24 @@ public class ConversationVerticle extends VerticleBase {
     return new JsonObject().put("shard", shard).put("conversations", conversations.size());
   }
 
+  private void failBusyOrGone(Message<JsonObject> msg, Conversation c, String what) {
+    if (conversations.get(c.id()) != c) {
+      msg.fail(FailureCodes.NOT_FOUND, "no conversation '" + c.id() + "'");
+    } else {
+      msg.fail(FailureCodes.CONFLICT, "conversation '" + c.id() + "' " + what);
+    }
+  }
+
   private void forgetIdle() {
     long now = System.nanoTime();
-    int before = conversations.size();
-    conversations.values().removeIf(c -> c.idleFor(options.getIdleTimeoutMs(), now));
-    int forgotten = before - conversations.size();
+    int forgotten = 0;
+    for (Conversation c : conversations.all()) {
+      if (c.idleFor(options.getIdleTimeoutMs(), now) && c.tryClaim()) {
+        c.markDeleted();
+        conversations.remove(c);
+        forgotten++;
+      }
+    }
     if (forgotten > 0) {
       AgentbusMetrics.get(vertx).conversationsClosed(forgotten);
       LOG.info("conversation shard {}: forgot {} conversations idle for {} ms", shard, forgotten, options.getIdleTimeoutMs());
@@ -243,11 +264,12 @@ public class ConversationVerticle extends VerticleBase {
   }
 
   private void delete(Message<JsonObject> msg, Conversation c) {
-    if (c.busy()) {
-      msg.fail(FailureCodes.CONFLICT, "conversation '" + c.id() + "' is running a turn; delete it afterwards");
+    if (!c.tryClaim()) {
+      failBusyOrGone(msg, c, "is running a turn; delete it afterwards");
       return;
     }
-    conversations.remove(c.id());
+    c.markDeleted();
+    conversations.remove(c);
     AgentbusMetrics.get(vertx).conversationsClosed(1);
     msg.reply(new JsonObject().put("id", c.id()).put("deleted", true));
   }

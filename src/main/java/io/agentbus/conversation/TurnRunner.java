@@ -1,10 +1,9 @@
 package io.agentbus.conversation;
 
-import io.agentbus.bus.Actions;
-import io.agentbus.bus.Addresses;
-import io.agentbus.bus.SharedJsonCodec;
 import io.agentbus.catalog.CatalogSnapshot;
 import io.agentbus.catalog.ToolCatalog;
+import io.agentbus.dispatch.DispatchRequest;
+import io.agentbus.dispatch.ToolDispatcher;
 import io.agentbus.metrics.AgentbusMetrics;
 import io.agentbus.model.ModelClient;
 import io.agentbus.model.ModelRequest;
@@ -13,8 +12,6 @@ import io.agentbus.model.ModelStreamEvent;
 import io.agentbus.model.Usage;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
@@ -33,19 +30,20 @@ final class TurnRunner {
   private static final Logger LOG = LoggerFactory.getLogger(TurnRunner.class);
   static final String DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5";
   static final String DEFAULT_OPENAI_MODEL = "gpt-4.1-mini";
-  private static final long DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 
   private final Vertx vertx;
   private final ModelClient model;
   private final ConversationOptions options;
   private final ToolCatalog catalog;
+  private final ToolDispatcher dispatcher;
   private final String modelName;
 
-  TurnRunner(Vertx vertx, ModelClient model, ConversationOptions options, ToolCatalog catalog) {
+  TurnRunner(Vertx vertx, ModelClient model, ConversationOptions options, ToolCatalog catalog, ToolDispatcher dispatcher) {
     this.vertx = vertx;
     this.model = model;
     this.options = options;
     this.catalog = catalog;
+    this.dispatcher = dispatcher;
     String configured = options.getModel().getModel();
     this.modelName = configured != null ? configured
       : "openai".equals(model.provider()) ? DEFAULT_OPENAI_MODEL : DEFAULT_ANTHROPIC_MODEL;
@@ -144,7 +142,6 @@ final class TurnRunner {
   }
 
   private Future<Void> dispatch(Turn t, ModelResponse resp, CatalogSnapshot snapshot) {
-    long toolTimeout = options.getToolTimeoutMs() != null ? options.getToolTimeoutMs() : DEFAULT_TOOL_TIMEOUT_MS;
     JsonObject body = new JsonObject()
       .put("provider", model.provider())
       .put("catalogVersion", snapshot.version())
@@ -154,13 +151,15 @@ final class TurnRunner {
     if (options.getToolTimeoutMs() != null) {
       body.put("timeoutMs", options.getToolTimeoutMs());
     }
-    // The dispatcher answers every id itself within about two tool timeouts (queueing at a
-    // busy server, then the call); the bus timeout only catches a lost dispatcher.
-    DeliveryOptions delivery = SharedJsonCodec.shared().addHeader(Actions.HEADER, Actions.DISPATCH)
-      .setSendTimeout(2 * toolTimeout + 10_000);
     List<JsonObject> uses = resp.toolUses();
-    return vertx.eventBus().<JsonObject>request(Addresses.DISPATCH, body, delivery)
-      .map(Message::body)
+    Future<JsonObject> results;
+    try {
+      // In-process on this context: only the MCP calls themselves cross to the servers' loops.
+      results = dispatcher.dispatch(DispatchRequest.parse(body));
+    } catch (DispatchRequest.Invalid e) {
+      results = Future.failedFuture(e);
+    }
+    return results
       .recover(err -> {
         LOG.warn("[{}] tool dispatch failed: {}", t.conversation.id(), err.getMessage());
         return Future.succeededFuture(errorResults(uses, "tool dispatch failed: " + err.getMessage()));

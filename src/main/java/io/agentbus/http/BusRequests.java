@@ -3,7 +3,9 @@ package io.agentbus.http;
 import io.agentbus.bus.Actions;
 import io.agentbus.bus.Addresses;
 import io.agentbus.conversation.ConversationIds;
+import io.agentbus.conversation.ConversationVerticle;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.eventbus.Message;
@@ -17,10 +19,12 @@ final class BusRequests {
   /** Timeout of short requests (create, get, delete, catalog). */
   static final long SHORT_TIMEOUT_MS = 30_000;
 
+  private final Vertx vertx;
   private final EventBus bus;
 
-  BusRequests(EventBus bus) {
-    this.bus = bus;
+  BusRequests(Vertx vertx) {
+    this.vertx = vertx;
+    this.bus = vertx.eventBus();
   }
 
   Future<JsonObject> request(String address, String action, JsonObject body, long timeoutMs) {
@@ -28,13 +32,21 @@ final class BusRequests {
     return bus.<JsonObject>request(address, body, delivery).map(Message::body);
   }
 
+  /** @return the conversation instance on this event loop when there is one, else the front address */
+  String conversationService() {
+    String local = ConversationVerticle.localAddress(vertx);
+    return local != null ? local : Addresses.CONVERSATION;
+  }
+
   /**
-   * Asks the instance that owns the conversation (its shard address, named by the id). When
-   * no instance has that shard the front address answers, so an unknown id gets the
-   * service's own 404 and a missing service still gets NO_HANDLERS.
+   * Asks the conversation instance on this event loop when there is one (any instance serves
+   * any conversation, and this keeps the turn on the loop where its request arrived), else the
+   * instance named by the id. When no instance has that address the front address answers, so
+   * an unknown id gets the service's own 404 and a missing service still gets NO_HANDLERS.
    */
   Future<JsonObject> conversation(String id, String action, JsonObject body, long timeoutMs) {
-    return request(ConversationIds.address(id), action, body, timeoutMs).recover(err -> {
+    String local = ConversationVerticle.localAddress(vertx);
+    return request(local != null ? local : ConversationIds.address(id), action, body, timeoutMs).recover(err -> {
       if (err instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS) {
         return request(Addresses.CONVERSATION, action, body, timeoutMs);
       }

@@ -2,7 +2,6 @@ package io.agentbus.http;
 
 import io.agentbus.Agentbus;
 import io.agentbus.bus.Actions;
-import io.agentbus.bus.Addresses;
 import io.agentbus.conversation.ConversationIds;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -60,7 +59,7 @@ final class ConversationRoutes {
     if (tools != null) {
       request.put("tools", tools);
     }
-    bus.request(Addresses.CONVERSATION, Actions.CREATE, withTenant(request, ctx), BusRequests.SHORT_TIMEOUT_MS)
+    bus.request(bus.conversationService(), Actions.CREATE, withTenant(request, ctx), BusRequests.SHORT_TIMEOUT_MS)
       .onSuccess(reply -> {
         String id = reply.getString("id");
         ctx.response().putHeader(HttpHeaders.LOCATION, "/v1/conversations/" + id);

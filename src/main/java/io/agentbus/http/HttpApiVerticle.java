@@ -10,6 +10,9 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.StaticHandler;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +35,7 @@ public class HttpApiVerticle extends VerticleBase {
   private static final int[] ROUTER_ERRORS = {400, 401, 403, 404, 405, 406, 413, 415, 500};
 
   private HttpApiOptions options;
+  private AtomicInteger turnsInFlight = new AtomicInteger();
   private Responses responses;
   private Admission admission;
   private HttpServer server;
@@ -45,6 +49,24 @@ public class HttpApiVerticle extends VerticleBase {
     this.options = new HttpApiOptions(options);
   }
 
+  /**
+   * For deploying several instances (one per event loop) that act as one API: they share
+   * {@code http.maxInFlightTurns}, so the limit holds for the process, not per instance.
+   *
+   * @param options the settings (copied)
+   * @param created receives each instance made, e.g. to drain them all
+   * @return a supplier for {@code vertx.deployVerticle(supplier, new DeploymentOptions().setInstances(n))}
+   */
+  public static Supplier<HttpApiVerticle> sharingLimits(HttpApiOptions options, Consumer<HttpApiVerticle> created) {
+    AtomicInteger shared = new AtomicInteger();
+    return () -> {
+      HttpApiVerticle api = new HttpApiVerticle(options);
+      api.turnsInFlight = shared;
+      created.accept(api);
+      return api;
+    };
+  }
+
   @Override
   public Future<?> start() {
     if (options == null) {
@@ -52,8 +74,8 @@ public class HttpApiVerticle extends VerticleBase {
     }
     AgentbusMetrics metrics = AgentbusMetrics.get(vertx);
     responses = new Responses(metrics, options.getRetryAfterSeconds());
-    admission = new Admission(options.getMaxInFlightTurns(), metrics);
-    BusRequests bus = new BusRequests(vertx.eventBus());
+    admission = new Admission(options.getMaxInFlightTurns(), turnsInFlight, metrics);
+    BusRequests bus = new BusRequests(vertx);
     BearerAuth auth = new BearerAuth(options.getTokens(), responses);
     ConversationRoutes conversations = new ConversationRoutes(vertx, bus, responses, admission, HEARTBEAT_MS);
     InfoRoutes info = new InfoRoutes(bus, responses, metrics, options.getServers(), admission);

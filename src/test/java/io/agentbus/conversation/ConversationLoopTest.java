@@ -316,4 +316,52 @@ class ConversationLoopTest {
         ctx.completeNow();
       })));
   }
+
+  private static Future<JsonObject> onShard(int shard, String action, JsonObject body) {
+    return Vertx.currentContext().owner().eventBus().<JsonObject>request(Addresses.conversationShard(shard), body,
+      new io.vertx.core.eventbus.DeliveryOptions().addHeader(io.agentbus.bus.Actions.HEADER, action)).map(m -> m.body());
+  }
+
+  @Test
+  void anyInstanceRunsAnyConversationsTurn(Vertx vertx, VertxTestContext ctx) {
+    vertx.runOnContext(v -> onShard(0, io.agentbus.bus.Actions.CREATE, new JsonObject())
+      .compose(created -> {
+        String id = created.getString("id");
+        return onShard(1, io.agentbus.bus.Actions.SEND, new JsonObject().put("id", id).put("content", "TWOTURNS"))
+          .compose(first -> onShard(0, io.agentbus.bus.Actions.SEND, new JsonObject().put("id", id).put("content", "again"))
+            .compose(second -> onShard(1, io.agentbus.bus.Actions.GET, new JsonObject().put("id", id))
+              .map(c -> List.of(first, second, c))));
+      })
+      .onComplete(ctx.succeeding(r -> ctx.verify(() -> {
+        assertEquals("first answer", r.get(0).getString("answer"));
+        assertEquals("second answer", r.get(1).getString("answer"));
+        JsonObject c = r.get(2);
+        assertEquals(4, c.getJsonArray("messages").size());
+        assertEquals(2, c.getInteger("turns"));
+        assertFalse(c.getBoolean("busy"));
+        ctx.completeNow();
+      }))));
+  }
+
+  @Test
+  void oneTurnAtATimeEvenWhenTwoInstancesAreAskedAtOnce(Vertx vertx, VertxTestContext ctx) {
+    vertx.runOnContext(v -> agentbus.createConversation(new JsonObject()).compose(id -> {
+      JsonObject send = new JsonObject().put("id", id).put("content", "PARALLEL");
+      Future<JsonObject> a = onShard(0, io.agentbus.bus.Actions.SEND, send.copy());
+      Future<JsonObject> b = onShard(1, io.agentbus.bus.Actions.SEND, send.copy());
+      Future<JsonObject> duringTurn = onShard(1, io.agentbus.bus.Actions.GET, new JsonObject().put("id", id));
+      return Future.join(a, b, duringTurn).transform(ar -> Future.succeededFuture(List.of(a, b, duringTurn)));
+    }).onComplete(ctx.succeeding(fs -> ctx.verify(() -> {
+      Future<JsonObject> won = fs.get(0).succeeded() ? fs.get(0) : fs.get(1);
+      Future<JsonObject> lost = won == fs.get(0) ? fs.get(1) : fs.get(0);
+      assertTrue(won.succeeded(), "one of the two turns runs");
+      assertEquals("end_turn", won.result().getString("status"));
+      assertTrue(lost.failed(), "the other is refused");
+      assertEquals(FailureCodes.CONFLICT, ((ReplyException) lost.cause()).failureCode());
+      JsonObject during = fs.get(2).result();
+      assertTrue(during.getBoolean("busy"));
+      assertEquals(0, during.getJsonArray("messages").size(), "a running turn is not visible half-done");
+      ctx.completeNow();
+    }))));
+  }
 }

@@ -45,11 +45,16 @@ class AgentbusSubject implements Subject {
     this.http2 = http2;
     this.stream = stream;
     this.httpMcpPort = httpMcpPort;
+    this.createBody = createBody(workload);
+  }
+
+  /** @return the create body offering exactly the workload's K tools {@code t0..t<K-1>} */
+  static JsonObject createBody(Workload workload) {
     JsonArray offered = new JsonArray();
     for (int i = 0; i < workload.k(); i++) {
       offered.add("mcp__" + SERVER + "__t" + i);
     }
-    this.createBody = new JsonObject().put("tools", offered);
+    return new JsonObject().put("tools", offered);
   }
 
   @Override
@@ -94,9 +99,19 @@ class AgentbusSubject implements Subject {
 
   /** @return why a turn result is not the expected one, or null */
   String checkTurn(JsonObject result) {
-    int calls = result.getJsonArray("toolCalls", new JsonArray()).size();
-    if (!"end_turn".equals(result.getString("status")) || calls != workload.k()) {
-      return "unexpected turn result: status " + result.getString("status") + ", " + calls + " tool calls";
+    return checkTurn(result, workload.k());
+  }
+
+  /**
+   * @return why a turn result is not the expected one (status, number of tool calls, any tool
+   *     result the model got as an error: a failure of the run, not throughput), or null
+   */
+  static String checkTurn(JsonObject result, int k) {
+    JsonArray toolCalls = result.getJsonArray("toolCalls", new JsonArray());
+    long failedTools = toolCalls.stream().filter(c -> c instanceof JsonObject o && o.getBoolean("isError", false)).count();
+    if (!"end_turn".equals(result.getString("status")) || toolCalls.size() != k || failedTools > 0) {
+      return "unexpected turn result: status " + result.getString("status") + ", " + toolCalls.size() + " tool calls, "
+        + failedTools + " failed";
     }
     return null;
   }

@@ -52,12 +52,14 @@ final class ConversationBench {
       case "agentbus" -> new AgentbusSubject(w, mockPort, cfg.c(), false, false, mcpPort);
       case "agentbus-sse" -> new AgentbusSubject(w, mockPort, cfg.c(), false, true, mcpPort);
       case "agentbus-http" -> new AgentbusHttpSubject(w, mockPort, cfg.c(), mcpPort);
+      case "serve" -> new ServeSubject(w, mockPort, cfg.c(), mcpPort, false);
+      case "serve-sse" -> new ServeSubject(w, mockPort, cfg.c(), mcpPort, true);
       case "agentbus-h2" -> new AgentbusSubject(w, mockPort, cfg.c(), true, false, mcpPort);
       case "langchain4j" -> new LangChain4jSubject(w, mockPort, cfg.c(), false, true, mcpPort);
       case "langchain4j-vt" -> new LangChain4jSubject(w, mockPort, cfg.c(), true, true, mcpPort);
       case "langchain4j-seq" -> new LangChain4jSubject(w, mockPort, cfg.c(), false, false, mcpPort);
       default -> throw new IllegalArgumentException("unknown subject '" + name
-        + "' (ceiling, agentbus, agentbus-sse, agentbus-http, agentbus-h2, langchain4j, langchain4j-vt, langchain4j-seq)");
+        + "' (serve, serve-sse, ceiling, agentbus, agentbus-sse, agentbus-http, agentbus-h2, langchain4j, langchain4j-vt, langchain4j-seq)");
     };
   }
 
@@ -69,7 +71,7 @@ final class ConversationBench {
         LOG.warn("{}: {} warm-up conversations failed, first: {}", subject.name(), warm.failed(), warm.firstError());
       }
     }
-    ProcessStats.liveHeapBytes();
+    subject.liveHeapBytes();
     LoadDriver.Result r = driver.run(cfg.n(), cfg.c(), cfg.maxMs(), cfg.rampMs());
     double units = 1.0;
     Row row = Row.of(cfg.scenario(), subject.name(), cfg.c(), r, units);
@@ -90,7 +92,7 @@ final class ConversationBench {
 
   /** C conversations held in their first model call: (live heap - live heap before) / C, in KB. */
   private static Double heapProbe(Config cfg, Subject subject) throws Exception {
-    long before = ProcessStats.liveHeapBytes();
+    long before = subject.liveHeapBytes();
     LoadDriver driver = new LoadDriver(subject);
     CompletableFuture<LoadDriver.Result> phase = CompletableFuture.supplyAsync(() -> {
       try {
@@ -102,7 +104,7 @@ final class ConversationBench {
     // Every conversation starts at once; give them half a model latency to reach the mock.
     Thread.sleep(Math.max(200, cfg.workload().modelMs() / 2));
     int inFlight = driver.inFlight();
-    long during = ProcessStats.liveHeapBytes();
+    long during = subject.liveHeapBytes();
     int stillInFlight = driver.inFlight();
     LoadDriver.Result r = phase.get(cfg.maxMs() + 600_000, TimeUnit.MILLISECONDS);
     if (inFlight < cfg.c() || stillInFlight < cfg.c() || r.failed() > 0) {

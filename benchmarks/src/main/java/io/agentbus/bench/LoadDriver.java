@@ -53,8 +53,9 @@ final class LoadDriver {
     firstError.set(null);
     done = new CountDownLatch(1);
     deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxMillis);
-    ProcessStats before = ProcessStats.now();
-    long childBefore = ProcessStats.childrenCpuNanos();
+    ProcessHandle runtime = subject.runtimeProcess();
+    ProcessStats before = ProcessStats.now(runtime);
+    long childBefore = ProcessStats.childrenCpuNanos(runtime);
     int slots = Math.min(c, n);
     inFlight.addAndGet(slots);
     long rampStart = System.nanoTime();
@@ -72,8 +73,8 @@ final class LoadDriver {
     if (!done.await(maxMillis + 600_000, TimeUnit.MILLISECONDS)) {
       throw new IllegalStateException(subject.name() + ": conversations still running long after the deadline");
     }
-    ProcessStats cost = ProcessStats.now().minus(before);
-    return new Result(histogram.copy(), completed.get(), failed.get(), cost, ProcessStats.childrenCpuNanos() - childBefore,
+    ProcessStats cost = ProcessStats.now(runtime).minus(before);
+    return new Result(histogram.copy(), completed.get(), failed.get(), cost, ProcessStats.childrenCpuNanos(runtime) - childBefore,
       firstError.get());
   }
 

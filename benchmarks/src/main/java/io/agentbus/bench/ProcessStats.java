@@ -4,11 +4,25 @@ import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 
 /**
- * A snapshot of this process' CPU time and garbage collection pauses (count and summed time); the difference of two
- * snapshots is what a run cost. The mock model server and the MCP servers run in child
- * processes, so this is the runtime under test (plus the thin load driver).
+ * A snapshot of the runtime's CPU time and garbage collection pauses (count and summed time); the
+ * difference of two snapshots is what a run cost. For in-process subjects the runtime is this
+ * process (runtime plus the thin load driver; the mock model server and the MCP servers run in
+ * child processes). For the {@code serve} subject it is that process, read from outside, and
+ * this process' CPU is the driver's ({@code driverCpuNanos}; GC figures are then unknown, -1).
  */
-record ProcessStats(long wallNanos, long cpuNanos, long gcCount, long gcMillis) {
+record ProcessStats(long wallNanos, long cpuNanos, long gcCount, long gcMillis, long driverCpuNanos) {
+
+  /** @param runtime the runtime's process when it is not this one, or null */
+  static ProcessStats now(ProcessHandle runtime) {
+    if (runtime == null) {
+      return now();
+    }
+    return new ProcessStats(System.nanoTime(), cpuOf(runtime), -1, -1, cpuTime());
+  }
+
+  static long cpuOf(ProcessHandle p) {
+    return p.info().totalCpuDuration().map(java.time.Duration::toNanos).orElse(0L);
+  }
 
   static ProcessStats now() {
     long count = 0;
@@ -21,7 +35,7 @@ record ProcessStats(long wallNanos, long cpuNanos, long gcCount, long gcMillis) 
       count += Math.max(0, gc.getCollectionCount());
       millis += Math.max(0, gc.getCollectionTime());
     }
-    return new ProcessStats(System.nanoTime(), cpuTime(), count, millis);
+    return new ProcessStats(System.nanoTime(), cpuTime(), count, millis, 0);
   }
 
   static long cpuTime() {
@@ -32,14 +46,14 @@ record ProcessStats(long wallNanos, long cpuNanos, long gcCount, long gcMillis) 
    * @return CPU time of this process' descendants so far (the mock model server, the MCP
    *     servers): what the same work costs outside the runtime, on the same cores
    */
-  static long childrenCpuNanos() {
-    return ProcessHandle.current().descendants()
-      .mapToLong(p -> p.info().totalCpuDuration().map(java.time.Duration::toNanos).orElse(0L)).sum();
+  static long childrenCpuNanos(ProcessHandle runtime) {
+    return ProcessHandle.current().descendants().filter(p -> !p.equals(runtime)).mapToLong(ProcessStats::cpuOf).sum();
   }
 
   ProcessStats minus(ProcessStats earlier) {
-    return new ProcessStats(wallNanos - earlier.wallNanos, cpuNanos - earlier.cpuNanos, gcCount - earlier.gcCount,
-      gcMillis - earlier.gcMillis);
+    return new ProcessStats(wallNanos - earlier.wallNanos, cpuNanos - earlier.cpuNanos,
+      gcCount < 0 ? -1 : gcCount - earlier.gcCount, gcMillis < 0 ? -1 : gcMillis - earlier.gcMillis,
+      driverCpuNanos - earlier.driverCpuNanos);
   }
 
   /** Used heap after two full collections (the harness thread may block: it is not an event loop). */

@@ -33,8 +33,11 @@ final class Row {
       .put("maxMs", ms(h.getMaxValue())).put("cpuSeconds", round(r.cost().cpuNanos() / 1e9, 3))
       .put("cpuMsPerUnit", r.completed() == 0 ? null : round(r.cost().cpuNanos() / 1e6 / (r.completed() * units), 4))
       .put("cpuUtilization", round(r.cost().cpuNanos() / (double) r.cost().wallNanos(), 3))
-      .put("gcCount", r.cost().gcCount()).put("gcMs", r.cost().gcMillis())
+      .put("gcCount", r.cost().gcCount() < 0 ? null : r.cost().gcCount()).put("gcMs", r.cost().gcMillis() < 0 ? null : r.cost().gcMillis())
       .put("childCpuMsPerUnit", r.completed() == 0 ? null : round(r.childCpuNanos() / 1e6 / (r.completed() * units), 4));
+    if (r.cost().driverCpuNanos() > 0) {
+      d.put("driverCpuMsPerUnit", r.completed() == 0 ? null : round(r.cost().driverCpuNanos() / 1e6 / (r.completed() * units), 4));
+    }
     if (r.firstError() != null) {
       d.put("firstError", r.firstError());
     }

@@ -19,6 +19,20 @@ interface Subject extends AutoCloseable {
   /** Starts conversation {@code i}; must not block the caller. */
   CompletionStage<?> conversation(int i);
 
+  /**
+   * @return the process the runtime under test runs in when it is not this one (the
+   *     {@code serve} subject), or null: its CPU is then the runtime's, and this process' the
+   *     load driver's
+   */
+  default ProcessHandle runtimeProcess() {
+    return null;
+  }
+
+  /** @return the runtime's live heap after full collections (by default this process') */
+  default long liveHeapBytes() throws Exception {
+    return ProcessStats.liveHeapBytes();
+  }
+
   /** @return model round trips per conversation (for the ceiling, which makes only these) */
   default int modelCallsPerConversation() {
     return 2;

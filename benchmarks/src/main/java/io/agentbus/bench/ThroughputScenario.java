@@ -17,12 +17,11 @@ final class ThroughputScenario {
   static List<Row> run(Settings s) throws Exception {
     List<Row> rows = new ArrayList<>();
     Workload w = new Workload(s.integer("k", 3, 3), 0, 0, 0, s.string("mcp", "stdio", "stdio"));
-    List<String> subjects = s.list("subjects", "ceiling,agentbus,agentbus-sse,agentbus-http,langchain4j",
-      "ceiling,agentbus,agentbus-http,langchain4j");
+    List<String> subjects = s.list("subjects", "serve,langchain4j,agentbus-sse,ceiling", "serve,agentbus,langchain4j");
     for (String c : s.list("cs", "64,512", "64")) {
       int conc = Integer.parseInt(c);
       rows.addAll(new ConversationBench().run(new ConversationBench.Config("throughput", w, conc,
-        s.integer("n", 200_000, 20_000), 1_000_000, s.number("warmup-seconds", 4, 1) * 1000,
+        s.integer("n", 200_000, 20_000), 1_000_000, s.number("warmup-seconds", 15, 1) * 1000,
         s.number("seconds", 10, 2) * 1000, false, 0, subjects)));
     }
     return rows;
