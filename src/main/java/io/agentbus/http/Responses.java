@@ -13,6 +13,7 @@ final class Responses {
 
   private static final Logger LOG = LoggerFactory.getLogger(Responses.class);
   static final String JSON = "application/json; charset=utf-8";
+  private static final CharSequence JSON_HEADER = HttpHeaders.createOptimized(JSON);
 
   private final AgentbusMetrics metrics;
   private final String retryAfter;
@@ -31,7 +32,7 @@ final class Responses {
     if (gone(r)) {
       return;
     }
-    r.setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(body.encode());
+    r.setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, JSON_HEADER).end(body.toBuffer());
   }
 
   void noContent(RoutingContext ctx) {
