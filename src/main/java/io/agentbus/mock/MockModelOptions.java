@@ -40,6 +40,13 @@ public class MockModelOptions {
   public static final String DEFAULT_RANDOM_FAULT = "529";
   /** Default maximum request body size (32 MB like the Messages API). */
   public static final long DEFAULT_MAX_BODY_SIZE = 32L * 1024 * 1024;
+  /**
+   * Default HTTP/2 {@code SETTINGS_MAX_CONCURRENT_STREAMS}: enough for thousands of calls in flight
+   * on a few connections (Vert.x servers default to 100).
+   */
+  public static final long DEFAULT_MAX_CONCURRENT_STREAMS = 10_000;
+  /** By default the server accepts h2c (upgrade or prior knowledge) besides HTTP/1.1. */
+  public static final boolean DEFAULT_H2C = true;
 
   private String host = DEFAULT_HOST;
   private int port = DEFAULT_PORT;
@@ -54,6 +61,8 @@ public class MockModelOptions {
   private double faultRate = DEFAULT_FAULT_RATE;
   private String randomFault = DEFAULT_RANDOM_FAULT;
   private long maxBodySize = DEFAULT_MAX_BODY_SIZE;
+  private long maxConcurrentStreams = DEFAULT_MAX_CONCURRENT_STREAMS;
+  private boolean h2c = DEFAULT_H2C;
 
   /** Options with the defaults. */
   public MockModelOptions() {
@@ -92,6 +101,8 @@ public class MockModelOptions {
     setFaultRate(json.getDouble("faultRate", DEFAULT_FAULT_RATE));
     setRandomFault(json.getString("randomFault", DEFAULT_RANDOM_FAULT));
     setMaxBodySize(json.getLong("maxBodySize", DEFAULT_MAX_BODY_SIZE));
+    setMaxConcurrentStreams(json.getLong("maxConcurrentStreams", DEFAULT_MAX_CONCURRENT_STREAMS));
+    setH2c(json.getBoolean("h2c", DEFAULT_H2C));
   }
 
   /**
@@ -110,7 +121,9 @@ public class MockModelOptions {
         .put("faults", faults.copy())
         .put("faultRate", faultRate)
         .put("randomFault", randomFault)
-        .put("maxBodySize", maxBodySize);
+        .put("maxBodySize", maxBodySize)
+        .put("maxConcurrentStreams", maxConcurrentStreams)
+        .put("h2c", h2c);
   }
 
   @Override
@@ -344,6 +357,38 @@ public class MockModelOptions {
       throw new IllegalArgumentException("maxBodySize must be >= 1024");
     }
     this.maxBodySize = maxBodySize;
+    return this;
+  }
+
+  /** @return the HTTP/2 streams one connection may carry at once */
+  public long getMaxConcurrentStreams() {
+    return maxConcurrentStreams;
+  }
+
+  /**
+   * @param maxConcurrentStreams the HTTP/2 {@code SETTINGS_MAX_CONCURRENT_STREAMS} the server
+   *     announces, at least 1
+   * @return this
+   */
+  public MockModelOptions setMaxConcurrentStreams(long maxConcurrentStreams) {
+    if (maxConcurrentStreams < 1 || maxConcurrentStreams > 0xFFFFFFFFL) {
+      throw new IllegalArgumentException("maxConcurrentStreams must be between 1 and 2^32-1");
+    }
+    this.maxConcurrentStreams = maxConcurrentStreams;
+    return this;
+  }
+
+  /** @return whether the server accepts h2c besides HTTP/1.1 */
+  public boolean isH2c() {
+    return h2c;
+  }
+
+  /**
+   * @param h2c whether the server accepts h2c (upgrade or prior knowledge); {@code false}: HTTP/1.1 only
+   * @return this
+   */
+  public MockModelOptions setH2c(boolean h2c) {
+    this.h2c = h2c;
     return this;
   }
 }

@@ -4,9 +4,11 @@ import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.Http2Settings;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -33,6 +35,10 @@ import org.slf4j.LoggerFactory;
  * the {@code x-mock-fault} request header, then from the queue ({@link #enqueueFaults}, seeded by
  * {@link MockModelOptions#getFaults()}), then at random ({@link MockModelOptions#getFaultRate()}).
  * Latency uses timers; nothing blocks.
+ *
+ * <p>Speaks HTTP/1.1 and, unless {@linkplain MockModelOptions#isH2c() told not to}, h2c (upgrade
+ * or prior knowledge), announcing {@link MockModelOptions#getMaxConcurrentStreams()} streams per
+ * connection. {@code OPTIONS} requests are answered 204.
  */
 public final class MockModelServer {
 
@@ -40,6 +46,8 @@ public final class MockModelServer {
   public static final String FAULT_HEADER = "x-mock-fault";
 
   private static final Logger log = LoggerFactory.getLogger(MockModelServer.class);
+  /** Room for the request bodies of many streams at once (the protocol's default is 64 KiB). */
+  private static final int HTTP2_CONNECTION_WINDOW = 16 * 1024 * 1024;
 
   private enum Api {
     ANTHROPIC,
@@ -51,6 +59,11 @@ public final class MockModelServer {
   private final ReplyStrategy strategy;
   private final Queue<MockFault> faults = new ConcurrentLinkedQueue<>();
   private final AtomicInteger requests = new AtomicInteger();
+  private final AtomicInteger http2Requests = new AtomicInteger();
+  private final AtomicInteger connections = new AtomicInteger();
+  private final AtomicInteger optionsRequests = new AtomicInteger();
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final AtomicInteger peakInFlight = new AtomicInteger();
   private HttpServer server;
 
   private MockModelServer(Vertx vertx, MockModelOptions options) {
@@ -78,6 +91,10 @@ public final class MockModelServer {
 
   private Future<HttpServer> listen() {
     Router router = Router.router(vertx);
+    router.options().handler(ctx -> {
+      optionsRequests.incrementAndGet();
+      ctx.response().setStatusCode(204).end();
+    });
     router.post().handler(BodyHandler.create(false).setBodyLimit(options.getMaxBodySize()));
     router.post("/v1/messages").handler(ctx -> handle(ctx, Api.ANTHROPIC));
     router.post("/v1/chat/completions").handler(ctx -> handle(ctx, Api.OPENAI));
@@ -89,7 +106,12 @@ public final class MockModelServer {
           : new ApiError(500, api == Api.OPENAI ? "server_error" : "api_error", "Internal server error", null, null);
       sendError(ctx, api, requestId(api), e, null);
     });
-    server = vertx.createHttpServer(new HttpServerOptions().setHost(options.getHost()).setPort(options.getPort()));
+    HttpServerOptions http = new HttpServerOptions().setHost(options.getHost()).setPort(options.getPort())
+        .setHttp2ClearTextEnabled(options.isH2c())
+        .setInitialSettings(new Http2Settings().setMaxConcurrentStreams(options.getMaxConcurrentStreams()))
+        .setHttp2ConnectionWindowSize(HTTP2_CONNECTION_WINDOW);
+    server = vertx.createHttpServer(http);
+    server.connectionHandler(c -> connections.incrementAndGet());
     return server.requestHandler(router).listen().onSuccess(s ->
         log.info("mock model server listening on {}:{} (mode {})", options.getHost(), s.actualPort(), options.getMode()));
   }
@@ -108,9 +130,39 @@ public final class MockModelServer {
     return requests.get();
   }
 
-  /** Resets the request counter. */
+  /**
+   * @return how many of {@link #requestCount()} came over HTTP/2
+   */
+  public int http2RequestCount() {
+    return http2Requests.get();
+  }
+
+  /**
+   * @return the number of {@code OPTIONS} requests (such as a client's h2c upgrade probe) so far
+   */
+  public int optionsCount() {
+    return optionsRequests.get();
+  }
+
+  /**
+   * @return the number of connections accepted so far
+   */
+  public int connectionCount() {
+    return connections.get();
+  }
+
+  /**
+   * @return the most model requests that were in progress at once (received, response not ended)
+   */
+  public int peakInFlight() {
+    return peakInFlight.get();
+  }
+
+  /** Resets the request counters and the peak. */
   public void resetRequestCount() {
     requests.set(0);
+    http2Requests.set(0);
+    peakInFlight.set(inFlight.get());
   }
 
   /**
@@ -137,6 +189,11 @@ public final class MockModelServer {
 
   private void handle(RoutingContext ctx, Api api) {
     requests.incrementAndGet();
+    if (ctx.request().version() == HttpVersion.HTTP_2) {
+      http2Requests.incrementAndGet();
+    }
+    peakInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+    ctx.addEndHandler(ar -> inFlight.decrementAndGet());
     String requestId = requestId(api);
     MockFault fault;
     try {
@@ -247,7 +304,7 @@ public final class MockModelServer {
         if (stream) {
           return false;
         }
-        ctx.request().connection().close();
+        drop(ctx);
         return true;
       }
       case STREAM_ERROR -> {
@@ -272,6 +329,7 @@ public final class MockModelServer {
   private void writeFrames(RoutingContext ctx, List<String> frames, int from, int cut, String tail) {
     HttpServerResponse resp = ctx.response();
     int i = from;
+    Future<Void> written = null;
     while (true) {
       if (resp.closed() || resp.ended()) {
         return;
@@ -279,19 +337,31 @@ public final class MockModelServer {
       if (i == frames.size() || i == cut) {
         if (tail != null) {
           resp.end(tail);
+        } else if (i == cut && written != null) {
+          // an HTTP/2 reset would discard frames not yet on the wire
+          written.onComplete(ar -> drop(ctx));
         } else if (i == cut) {
-          ctx.request().connection().close();
+          drop(ctx);
         } else {
           resp.end();
         }
         return;
       }
-      resp.write(frames.get(i++));
+      written = resp.write(frames.get(i++));
       if (options.getStreamDelayMs() > 0) {
         int next = i;
         vertx.setTimer(options.getStreamDelayMs(), t -> writeFrames(ctx, frames, next, cut, tail));
         return;
       }
+    }
+  }
+
+  /** Breaks off the response: HTTP/2 resets its stream (the connection's other streams live on), HTTP/1.x closes. */
+  private static void drop(RoutingContext ctx) {
+    if (ctx.request().version() == HttpVersion.HTTP_2) {
+      ctx.response().reset();
+    } else {
+      ctx.request().connection().close();
     }
   }
 

@@ -53,8 +53,25 @@ public class ModelOptions {
    * a turn waits for a connection rather than failing; the admission limits bound how many wait.
    */
   public static final int DEFAULT_MAX_WAIT_QUEUE_SIZE = -1;
-  /** HTTP/2 is off by default. */
-  public static final boolean DEFAULT_HTTP2 = false;
+  /**
+   * HTTP/2 is on by default: negotiated by ALPN over TLS, over cleartext h2c when the endpoint
+   * accepts it (learnt once per client), HTTP/1.1 otherwise.
+   */
+  public static final boolean DEFAULT_HTTP2 = true;
+  /**
+   * Concurrent streams one HTTP/2 connection is assumed to carry when sizing the pool: the
+   * server's {@code SETTINGS_MAX_CONCURRENT_STREAMS}, which Vert.x servers set to 100 and the
+   * model APIs do not document.
+   */
+  public static final int ASSUMED_STREAMS_PER_CONNECTION = 100;
+  /**
+   * Default maximum number of HTTP/2 connections of one client, derived (see {@link
+   * #http2MaxConnectionsFor}): the client's share of the in-flight turn budget, {@link
+   * #ASSUMED_STREAMS_PER_CONNECTION} streams to a connection, so that no admitted turn waits for
+   * a stream. Connections open only on demand.
+   */
+  public static final int DEFAULT_HTTP2_MAX_CONNECTIONS = http2MaxConnectionsFor(MemoryBudget.turns(),
+      Runtime.getRuntime().availableProcessors());
   /** Default maximum size of one streamed SSE event. */
   public static final int DEFAULT_MAX_EVENT_SIZE = 4 * 1024 * 1024;
 
@@ -69,6 +86,7 @@ public class ModelOptions {
   private int maxConnections = DEFAULT_MAX_CONNECTIONS;
   private int maxWaitQueueSize = DEFAULT_MAX_WAIT_QUEUE_SIZE;
   private boolean http2 = DEFAULT_HTTP2;
+  private int http2MaxConnections = DEFAULT_HTTP2_MAX_CONNECTIONS;
   private boolean promptCaching = DEFAULT_PROMPT_CACHING;
   private int maxEventSize = DEFAULT_MAX_EVENT_SIZE;
 
@@ -93,6 +111,7 @@ public class ModelOptions {
     this.maxConnections = other.maxConnections;
     this.maxWaitQueueSize = other.maxWaitQueueSize;
     this.http2 = other.http2;
+    this.http2MaxConnections = other.http2MaxConnections;
     this.promptCaching = other.promptCaching;
     this.maxEventSize = other.maxEventSize;
   }
@@ -115,6 +134,7 @@ public class ModelOptions {
     setMaxConnections(json.getInteger("maxConnections", DEFAULT_MAX_CONNECTIONS));
     setMaxWaitQueueSize(json.getInteger("maxWaitQueueSize", DEFAULT_MAX_WAIT_QUEUE_SIZE));
     setHttp2(json.getBoolean("http2", DEFAULT_HTTP2));
+    setHttp2MaxConnections(json.getInteger("http2MaxConnections", DEFAULT_HTTP2_MAX_CONNECTIONS));
     setPromptCaching(json.getBoolean("promptCaching", DEFAULT_PROMPT_CACHING));
     setMaxEventSize(json.getInteger("maxEventSize", DEFAULT_MAX_EVENT_SIZE));
   }
@@ -165,6 +185,20 @@ public class ModelOptions {
     return (int) Math.max(MIN_DEFAULT_MAX_CONNECTIONS, perClient);
   }
 
+  /**
+   * The HTTP/2 pool size formula: {@code ceil(turns / clients / ASSUMED_STREAMS_PER_CONNECTION)},
+   * at least 1. Unlike {@link #maxConnectionsFor} it needs no file-descriptor cap: each
+   * connection carries a hundred calls.
+   *
+   * @param turns the in-flight turn budget ({@link MemoryBudget#turns()})
+   * @param clients how many model clients share the budget (the default conversation instances)
+   * @return the maximum HTTP/2 connections of one client
+   */
+  static int http2MaxConnectionsFor(int turns, int clients) {
+    long perClient = turns / Math.max(1, clients);
+    return (int) Math.max(1, (perClient + ASSUMED_STREAMS_PER_CONNECTION - 1) / ASSUMED_STREAMS_PER_CONNECTION);
+  }
+
   /** @return the process's file-descriptor limit, or {@code -1} where the JVM does not tell */
   private static long maxFileDescriptors() {
     try {
@@ -192,6 +226,7 @@ public class ModelOptions {
         .put("maxConnections", maxConnections)
         .put("maxWaitQueueSize", maxWaitQueueSize)
         .put("http2", http2)
+        .put("http2MaxConnections", http2MaxConnections)
         .put("promptCaching", promptCaching)
         .put("maxEventSize", maxEventSize);
     if (baseUrl != null) {
@@ -369,7 +404,7 @@ public class ModelOptions {
   }
 
   /**
-   * @return maximum pooled HTTP/1.1 connections
+   * @return maximum pooled HTTP/1.1 connections (also where HTTP/2 falls back to HTTP/1.1)
    */
   public int getMaxConnections() {
     return maxConnections;
@@ -408,16 +443,43 @@ public class ModelOptions {
   }
 
   /**
-   * @return whether HTTP/2 is used (ALPN over TLS, prior knowledge over cleartext)
+   * @return whether HTTP/2 is offered: by ALPN over TLS (h2, else http/1.1), over cleartext by one
+   *     h2c upgrade probe per client, then h2c with prior knowledge or HTTP/1.1 depending on the
+   *     answer; {@code false}: HTTP/1.1 only
    */
   public boolean isHttp2() {
     return http2;
   }
 
   /**
-   * @param http2 whether to use HTTP/2
+   * @param http2 whether to offer HTTP/2 (see {@link #isHttp2()})
    * @return this
    */
+  public ModelOptions setHttp2(boolean http2) {
+    this.http2 = http2;
+    return this;
+  }
+
+  /**
+   * @return maximum HTTP/2 connections of one client (each carries as many calls as the server's
+   *     {@code SETTINGS_MAX_CONCURRENT_STREAMS} allows)
+   */
+  public int getHttp2MaxConnections() {
+    return http2MaxConnections;
+  }
+
+  /**
+   * @param http2MaxConnections maximum HTTP/2 connections of one client, at least 1
+   * @return this
+   */
+  public ModelOptions setHttp2MaxConnections(int http2MaxConnections) {
+    if (http2MaxConnections < 1) {
+      throw new IllegalArgumentException("http2MaxConnections must be >= 1");
+    }
+    this.http2MaxConnections = http2MaxConnections;
+    return this;
+  }
+
   /**
    * @return whether Anthropic requests carry prompt-cache breakpoints (last tool, last message),
    *     so the growing history of an agent loop is read from the cache (default true)
@@ -432,11 +494,6 @@ public class ModelOptions {
    */
   public ModelOptions setPromptCaching(boolean promptCaching) {
     this.promptCaching = promptCaching;
-    return this;
-  }
-
-  public ModelOptions setHttp2(boolean http2) {
-    this.http2 = http2;
     return this;
   }
 

@@ -48,11 +48,25 @@ class ModelPoolTest {
   }
 
   @Test
+  void theHttp2PoolCarriesTheClientsShareOfTheTurnBudgetAtAHundredStreamsAConnection() {
+    assertEquals(492, ModelOptions.http2MaxConnectionsFor(98_304, 2));
+    assertEquals(100, ModelOptions.http2MaxConnectionsFor(10_000, 1));
+    assertEquals(5, ModelOptions.http2MaxConnectionsFor(1_000, 2));
+    assertEquals(1, ModelOptions.http2MaxConnectionsFor(50, 1));
+    assertEquals(ModelOptions.DEFAULT_HTTP2_MAX_CONNECTIONS, new ModelOptions().getHttp2MaxConnections());
+    assertEquals(ModelOptions.http2MaxConnectionsFor(MemoryBudget.turns(), Runtime.getRuntime().availableProcessors()),
+        ModelOptions.DEFAULT_HTTP2_MAX_CONNECTIONS);
+    assertEquals(7, new ModelOptions(new JsonObject().put("http2MaxConnections", 7)).getHttp2MaxConnections());
+    assertEquals(7, new ModelOptions(new ModelOptions().setHttp2MaxConnections(7).toJson()).getHttp2MaxConnections());
+    assertThrows(IllegalArgumentException.class, () -> new ModelOptions().setHttp2MaxConnections(0));
+  }
+
+  @Test
   void farMoreRequestsThanConnectionsAllSucceed(Vertx vertx, VertxTestContext ctx) {
-    // more than the old bound of 4096 waiting requests, through two connections
+    // more than the old bound of 4096 waiting requests, through two HTTP/1.1 connections
     int requests = 4_500;
     MockModelOptions mock = new MockModelOptions().setMode(MockModelOptions.MODE_DEMO).setApiKey(MockFixture.KEY);
-    MockFixture.start(vertx, mock, MockFixture.options(ModelOptions.ANTHROPIC).setMaxConnections(2)).compose(f -> {
+    MockFixture.start(vertx, mock, MockFixture.options(ModelOptions.ANTHROPIC).setMaxConnections(2).setHttp2(false)).compose(f -> {
       List<Future<ModelResponse>> replies = new ArrayList<>();
       for (int i = 0; i < requests; i++) {
         replies.add(f.client.send(new ModelRequest().addMessage("user", "hello " + i)));

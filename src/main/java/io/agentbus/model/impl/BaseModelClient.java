@@ -32,14 +32,16 @@ public abstract class BaseModelClient implements ModelClient {
 
   /**
    * @param path the endpoint path below {@link ModelOptions#effectiveBaseUrl()}
-   * @param headers the provider's own headers (authentication included); content-type is added
+   * @param headers the provider's own headers (authentication included); content-type and
+   *     user-agent are added
    */
   protected BaseModelClient(Vertx vertx, ModelOptions options, String path, MultiMap headers) {
     this.options = new ModelOptions(options);
     this.http = new ModelHttp(vertx, options);
     this.retry = new RetryPolicy(vertx, options.getMaxRetries());
     this.url = this.options.effectiveBaseUrl() + path;
-    this.headers = MultiMap.caseInsensitiveMultiMap().addAll(headers).set("content-type", "application/json");
+    this.headers = MultiMap.caseInsensitiveMultiMap().addAll(headers).set("content-type", "application/json")
+        .set("user-agent", "agentbus/0.1");
   }
 
   /**
@@ -71,7 +73,7 @@ public abstract class BaseModelClient implements ModelClient {
     } catch (ModelException e) {
       return Future.failedFuture(e);
     }
-        return retry.execute(provider() + " request", () -> http.postJson(url, headers, body)
+    return retry.execute(provider() + " request", () -> http.postJson(url, headers, body)
         .compose(r -> {
           try {
             return Future.succeededFuture(response(r.body(), r.requestId()));
@@ -91,7 +93,7 @@ public abstract class BaseModelClient implements ModelClient {
     } catch (ModelException e) {
       return Future.failedFuture(e);
     }
-        return retry.execute(provider() + " stream", () -> attempt(body, headers, handler));
+    return retry.execute(provider() + " stream", () -> attempt(body, headers, handler));
   }
 
   private Future<ModelResponse> attempt(JsonObject body, MultiMap headers, Handler<ModelStreamEvent> handler) {

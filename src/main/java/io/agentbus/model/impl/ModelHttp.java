@@ -12,24 +12,20 @@ import io.vertx.core.MultiMap;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.HttpVersion;
-import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.client.HttpResponse;
-import io.vertx.ext.web.client.WebClient;
-import io.vertx.ext.web.client.WebClientOptions;
+import io.vertx.core.net.TrustOptions;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The HTTP plumbing shared by the provider clients: one pooled {@link HttpClient} (wrapped by a
- * {@link WebClient} for plain calls), single attempts of JSON and SSE calls, and the mapping of
- * error responses and transport failures to {@link ModelException}s. Retrying is left to the
- * caller ({@link RetryPolicy}).
+ * The HTTP plumbing shared by the provider clients: one pooled HTTP client ({@link
+ * NegotiatedClient}: HTTP/2 by ALPN over TLS, h2c over cleartext where the endpoint accepts it,
+ * HTTP/1.1 otherwise), single attempts of JSON and SSE calls, and the mapping of error responses
+ * and transport failures to {@link ModelException}s. Retrying is left to the caller ({@link
+ * RetryPolicy}).
  */
 public final class ModelHttp {
 
@@ -38,9 +34,8 @@ public final class ModelHttp {
   }
 
   private final ModelOptions options;
-  private final HttpClient httpClient;
-  private final WebClient webClient;
   private final String secret;
+  private final NegotiatedClient client;
   private volatile boolean closed;
 
   /**
@@ -48,22 +43,18 @@ public final class ModelHttp {
    * @param options client options (pool size, HTTP/2, timeouts)
    */
   public ModelHttp(Vertx vertx, ModelOptions options) {
+    this(vertx, options, null);
+  }
+
+  /**
+   * @param vertx the Vert.x instance
+   * @param options client options (pool size, HTTP/2, timeouts)
+   * @param trust the certificates to trust over TLS, {@code null} for the JVM's trust store
+   */
+  public ModelHttp(Vertx vertx, ModelOptions options, TrustOptions trust) {
     this.options = new ModelOptions(options);
     this.secret = options.getApiKey();
-    WebClientOptions http = new WebClientOptions()
-        .setUserAgent("agentbus/0.1")
-        .setKeepAlive(true)
-        .setDecompressionSupported(true)
-        .setConnectTimeout(options.getConnectTimeoutMs());
-    if (options.isHttp2()) {
-      http.setProtocolVersion(HttpVersion.HTTP_2).setUseAlpn(true).setHttp2ClearTextUpgrade(false);
-    }
-    PoolOptions pool = new PoolOptions()
-        .setHttp1MaxSize(options.getMaxConnections())
-        .setHttp2MaxSize(Math.max(1, Math.min(options.getMaxConnections(), 16)))
-        .setMaxWaitQueueSize(options.getMaxWaitQueueSize());
-    this.httpClient = vertx.createHttpClient(http, pool);
-    this.webClient = WebClient.wrap(httpClient, http);
+    this.client = new NegotiatedClient(vertx, this.options, trust, this::redact);
   }
 
   /**
@@ -78,22 +69,24 @@ public final class ModelHttp {
     if (closed) {
       return Future.failedFuture(closedException());
     }
-    return webClient.postAbs(url)
-        .putHeaders(headers)
-        .idleTimeout(options.getRequestTimeoutMs())
-        .sendBuffer(body.toBuffer())
-        .recover(err -> Future.failedFuture(transportFailure(err)))
-        .compose(this::jsonResponse);
+    RequestOptions ro = new RequestOptions()
+        .setMethod(HttpMethod.POST)
+        .setAbsoluteURI(url)
+        .setHeaders(headers)
+        .setIdleTimeout(options.getRequestTimeoutMs());
+    return client.request(url, ro)
+        .compose(req -> req.send(body.toBuffer()))
+        .compose(resp -> resp.body().compose(b -> jsonResponse(resp, b)))
+        .recover(err -> Future.failedFuture(transportFailure(err)));
   }
 
-  private Future<JsonResponse> jsonResponse(HttpResponse<Buffer> resp) {
+  private Future<JsonResponse> jsonResponse(HttpClientResponse resp, Buffer b) {
     String requestId = requestId(resp.headers());
     if (resp.statusCode() / 100 != 2) {
-      return Future.failedFuture(httpError(resp.statusCode(), resp.headers(), resp.body()));
+      return Future.failedFuture(httpError(resp.statusCode(), resp.headers(), b));
     }
     try {
-      Buffer b = resp.body();
-      return Future.succeededFuture(new JsonResponse(b == null ? new JsonObject() : new JsonObject(b),
+      return Future.succeededFuture(new JsonResponse(b == null || b.length() == 0 ? new JsonObject() : new JsonObject(b),
           resp.headers(), requestId));
     } catch (DecodeException | ClassCastException e) {
       return Future.failedFuture(new ModelException(Kind.PROTOCOL, resp.statusCode(), null,
@@ -123,7 +116,7 @@ public final class ModelHttp {
         .setAbsoluteURI(url)
         .setHeaders(MultiMap.caseInsensitiveMultiMap().addAll(headers).set("accept", "text/event-stream"))
         .setIdleTimeout(options.getRequestTimeoutMs());
-    return httpClient.request(ro)
+    return client.request(url, ro)
         .compose(req -> req.send(body.toBuffer()))
         .recover(err -> Future.failedFuture(transportFailure(err)))
         .compose(resp -> {
@@ -296,6 +289,6 @@ public final class ModelHttp {
    */
   public Future<Void> close() {
     closed = true;
-    return httpClient.close();
+    return client.close();
   }
 }
