@@ -20,7 +20,8 @@ import java.util.Map;
  * <pre>{@code
  * {"model": {"provider": "anthropic"|"openai", "model": "...", "baseUrl": "...", "apiKey": "...",
  *            "demo": false, "demoLatencyMs": 0,
- *            "maxRetries": 2, "maxConnections": 2500, "maxWaitQueueSize": -1, "http2": false},
+ *            "maxRetries": 2, "maxConnections": 2500, "maxWaitQueueSize": -1, "http2": true,
+ *            "http2MaxConnections": 492},
  *  "system": "...", "maxTokens": 4096, "stream": true,
  *  "loop": {"maxIterations": 10, "tokenBudget": 0, "toolTimeoutMs": 60000, "maxActiveTurns": 20000},
  *  "history": {"lastTurns": 0, "toolResultMaxChars": 0},
@@ -106,6 +107,7 @@ public final class AgentConfig {
     ifSet(mf.nonNegativeOrUnbounded("maxWaitQueueSize"), v -> model.setMaxWaitQueueSize(v.intValue()));
     ifSet(mf.positiveLong("requestTimeoutMs"), model::setRequestTimeoutMs);
     ifSet(mf.bool("http2"), model::setHttp2);
+    ifSet(mf.positiveLong("http2MaxConnections"), v -> model.setHttp2MaxConnections(v.intValue()));
     ifSet(mf.bool("promptCaching"), model::setPromptCaching);
 
     ConversationOptions conv = new ConversationOptions().setModel(model);

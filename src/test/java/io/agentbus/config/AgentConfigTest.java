@@ -36,7 +36,7 @@ class AgentConfigTest {
   @Test
   void readsEveryFieldWithExpansion() {
     AgentConfig c = AgentConfig.fromJson(new JsonObject("""
-      {"model": {"apiKey": "${KEY}", "maxRetries": 0, "http2": true},
+      {"model": {"apiKey": "${KEY}", "maxRetries": 0, "http2": false, "http2MaxConnections": 7},
        "system": "Be brief, ${USER_NAME}.", "maxTokens": 1000, "stream": false,
        "loop": {"maxIterations": 3, "tokenBudget": 5000, "toolTimeoutMs": 1234},
        "history": {"lastTurns": 4, "toolResultMaxChars": 200},
@@ -46,6 +46,8 @@ class AgentConfigTest {
     assertFalse(c.demoModel());
     assertEquals("sk-1", c.conversation().getModel().getApiKey());
     assertEquals(0, c.conversation().getModel().getMaxRetries());
+    assertFalse(c.conversation().getModel().isHttp2());
+    assertEquals(7, c.conversation().getModel().getHttp2MaxConnections());
     assertEquals("Be brief, Ada.", c.conversation().getSystem());
     assertEquals(1000, c.conversation().getMaxTokens());
     assertFalse(c.conversation().isStream());
