@@ -10,6 +10,7 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.StaticHandler;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -36,6 +37,8 @@ public class HttpApiVerticle extends VerticleBase {
 
   private HttpApiOptions options;
   private AtomicInteger turnsInFlight = new AtomicInteger();
+  /** Cleared by the first instance of a group to start, so the group logs its start-up once. */
+  private AtomicBoolean firstToStart = new AtomicBoolean(true);
   private Responses responses;
   private Admission admission;
   private HttpServer server;
@@ -59,9 +62,11 @@ public class HttpApiVerticle extends VerticleBase {
    */
   public static Supplier<HttpApiVerticle> sharingLimits(HttpApiOptions options, Consumer<HttpApiVerticle> created) {
     AtomicInteger shared = new AtomicInteger();
+    AtomicBoolean first = new AtomicBoolean(true);
     return () -> {
       HttpApiVerticle api = new HttpApiVerticle(options);
       api.turnsInFlight = shared;
+      api.firstToStart = first;
       created.accept(api);
       return api;
     };
@@ -100,13 +105,16 @@ public class HttpApiVerticle extends VerticleBase {
     }
 
     String host = options.effectiveHost();
-    if (!auth.enabled()) {
+    boolean announce = firstToStart.getAndSet(false);
+    if (!auth.enabled() && announce) {
       LOG.warn("No API tokens configured: the HTTP API has no authentication, so it listens on {} only"
         + " (configured host '{}' ignored)", HttpApiOptions.LOOPBACK, options.getHost());
     }
     return vertx.createHttpServer().requestHandler(router).listen(options.getPort(), host).map(s -> {
       server = s;
-      LOG.info("HTTP API listening on http://{}:{} ({} tokens)", host, s.actualPort(), options.getTokens().size());
+      if (announce) {
+        LOG.info("HTTP API listening on http://{}:{} ({} tokens)", host, s.actualPort(), options.getTokens().size());
+      }
       return s;
     });
   }
