@@ -49,11 +49,12 @@ final class AgentbusHttpSubject extends AgentbusSubject {
   private Future<JsonObject> call(HttpMethod method, String uri, JsonObject body, int expected) {
     RequestOptions ro = new RequestOptions().setMethod(method).setHost("127.0.0.1").setPort(port).setURI(uri)
       .putHeader("content-type", "application/json").putHeader("authorization", "Bearer " + TOKEN);
+    // body() inside send's continuation (on the event loop): see ServeSubject.call
     return client.request(ro)
-      .compose(req -> body == null ? req.send() : req.send(body.toBuffer()))
-      .compose(resp -> resp.body().compose(b -> resp.statusCode() == expected
-        ? Future.succeededFuture(b.length() == 0 ? new JsonObject() : b.toJsonObject())
-        : Future.failedFuture(method + " " + uri + ": HTTP " + resp.statusCode() + " " + b)));
+      .compose(req -> (body == null ? req.send() : req.send(body.toBuffer())).compose(resp -> resp.body().compose(b ->
+        resp.statusCode() == expected
+          ? Future.succeededFuture(b.length() == 0 ? new JsonObject() : b.toJsonObject())
+          : Future.failedFuture(method + " " + uri + ": HTTP " + resp.statusCode() + " " + b))));
   }
 
   @Override

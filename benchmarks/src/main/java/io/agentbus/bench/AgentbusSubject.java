@@ -9,6 +9,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -82,8 +83,12 @@ class AgentbusSubject implements Subject {
     agentbus = Agentbus.deploy(vertx, options).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
   }
 
+  /** The bench MCP server's arguments: the workload's tools, reporting its timer lateness to the harness. */
   static List<String> benchServerArgs(Workload w) {
-    return List.of("--tools", String.valueOf(Math.max(8, w.k())), "--latency-ms", String.valueOf(w.toolMs()));
+    List<String> args = new ArrayList<>(List.of("--tools", String.valueOf(Math.max(8, w.k())), "--latency-ms",
+      String.valueOf(w.toolMs())));
+    args.addAll(FloorProbe.listener().args());
+    return args;
   }
 
   @Override

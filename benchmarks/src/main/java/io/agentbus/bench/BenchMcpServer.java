@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The benchmark's MCP server, run as a child process over stdio:
- * {@code BenchMcpServer [--tools N] [--latency-ms L]}.
+ * {@code BenchMcpServer [--tools N] [--latency-ms L] [--probe-port P]}.
  * <ul>
  *   <li>{@code sleep {ms}} answers after {@code ms} milliseconds, {@code noop} at once (fanout,
  *   stdio-pipeline);</li>
@@ -19,7 +19,9 @@ import java.util.concurrent.TimeUnit;
  *   (0 by default): the tools the mock model calls in the conversation scenarios.</li>
  * </ul>
  * Delays are scheduled tasks on one timer thread, so any number of calls wait at once without
- * holding a thread.
+ * holding a thread. With {@code --probe-port}, that timer thread also runs a {@link FloorProbe}
+ * timer, and the worst lateness of the probe and of the tools' own timers goes to the harness
+ * as {@code tool}.
  */
 public final class BenchMcpServer {
 
@@ -29,19 +31,23 @@ public final class BenchMcpServer {
   public static void main(String[] args) throws Exception {
     int tools = 8;
     long latencyMs = 0;
+    int probePort = 0;
     for (int i = 0; i + 1 < args.length; i += 2) {
       switch (args[i]) {
         case "--tools" -> tools = Integer.parseInt(args[i + 1]);
         case "--latency-ms" -> latencyMs = Long.parseLong(args[i + 1]);
+        case "--probe-port" -> probePort = Integer.parseInt(args[i + 1]);
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
     ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+    FloorProbe.Reporter floor = FloorProbe.Reporter.of(FloorProbe.TOOL, probePort);
+    floor.probe(timer);
     JsonObject msSchema = new JsonObject().put("type", "object").put("properties",
       new JsonObject().put("ms", new JsonObject().put("type", "integer").put("minimum", 0))).put("required", new JsonArray().add("ms"));
     StdioMcpServer server = new StdioMcpServer("agentbus-bench", "1.0")
       .tool(new ServerTool(new JsonObject().put("name", "sleep").put("description", "Answers after ms milliseconds")
-        .put("inputSchema", msSchema), (a, call) -> later(timer, a.getLong("ms", 0L), "slept " + a.getLong("ms"))))
+        .put("inputSchema", msSchema), (a, call) -> later(timer, floor, a.getLong("ms", 0L), "slept " + a.getLong("ms"))))
       .tool(new ServerTool(new JsonObject().put("name", "noop").put("description", "Answers at once")
         .put("inputSchema", new JsonObject().put("type", "object")),
         (a, call) -> CompletableFuture.completedFuture(ServerTool.text("ok"))));
@@ -50,18 +56,23 @@ public final class BenchMcpServer {
       long ms = latencyMs;
       server.tool(new ServerTool(new JsonObject().put("name", name).put("description", "Bench tool " + i + ": answers after "
         + ms + " ms").put("inputSchema", new JsonObject().put("type", "object").put("properties", new JsonObject())),
-        (a, call) -> later(timer, ms, name + " done")));
+        (a, call) -> later(timer, floor, ms, name + " done")));
     }
     server.run();
     timer.shutdownNow();
   }
 
-  private static CompletableFuture<JsonObject> later(ScheduledExecutorService timer, long ms, String text) {
+  private static CompletableFuture<JsonObject> later(ScheduledExecutorService timer, FloorProbe.Reporter floor, long ms,
+      String text) {
     if (ms <= 0) {
       return CompletableFuture.completedFuture(ServerTool.text(text));
     }
     CompletableFuture<JsonObject> f = new CompletableFuture<>();
-    timer.schedule(() -> f.complete(ServerTool.text(text)), ms, TimeUnit.MILLISECONDS);
+    long due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+    timer.schedule(() -> {
+      floor.fired(due);
+      f.complete(ServerTool.text(text));
+    }, ms, TimeUnit.MILLISECONDS);
     return f;
   }
 }

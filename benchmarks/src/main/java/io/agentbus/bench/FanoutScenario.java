@@ -15,7 +15,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -102,10 +101,9 @@ final class FanoutScenario {
   }
 
   private void setUp() throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    McpServerOptions server = new McpServerOptions().setName(SERVER).setCommand(java)
-      .setArgs(List.of("-cp", System.getProperty("java.class.path"), BenchMcpServer.class.getName()))
-      .setMaxConcurrentCalls(64);
+    List<String> cmd = Child.javaCommand(BenchMcpServer.class, List.of());
+    McpServerOptions server = new McpServerOptions().setName(SERVER).setCommand(cmd.get(0))
+      .setArgs(cmd.subList(1, cmd.size())).setMaxConcurrentCalls(64);
     ToolCatalog catalog = new ToolCatalog();
     vertx.deployVerticle(new McpServerVerticle(), new DeploymentOptions().setConfig(server.toJson()))
       .compose(id -> vertx.deployVerticle(new CatalogVerticle(catalog, List.of(SERVER))))

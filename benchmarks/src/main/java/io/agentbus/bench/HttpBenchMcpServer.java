@@ -4,6 +4,7 @@ import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.Http2Settings;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -15,25 +16,35 @@ import java.util.UUID;
 
 /**
  * The bench MCP server over Streamable HTTP, on Vert.x Web: {@code HttpBenchMcpServer [--tools N]
- * [--latency-ms L]} serves {@code POST /mcp} with plain JSON responses (no SSE), the same
- * {@code t0..t<N-1>} and {@code noop} tools as {@link BenchMcpServer}, latency from timers.
+ * [--latency-ms L] [--probe-port P]} serves {@code POST /mcp} with plain JSON responses (no
+ * SSE), the same {@code t0..t<N-1>} and {@code noop} tools as {@link BenchMcpServer}, latency
+ * from timers.
  * Prints {@code READY <port>}; runs until stdin closes. Sessions are not checked: this is a
- * load target, not a conformance test.
+ * load target, not a conformance test. With {@code --probe-port}, each instance's event loop runs
+ * a {@link FloorProbe} timer, and the worst lateness of the probes and of the tool timers goes to
+ * the harness as {@code tool}.
  */
 public final class HttpBenchMcpServer extends VerticleBase {
 
+  private static final long MAX_STREAMS = 1_000_000;
   private int tools;
   private long latencyMs;
+  private FloorProbe.Reporter floor;
 
   @Override
   public Future<?> start() {
     tools = config().getInteger("tools");
     latencyMs = config().getLong("latencyMs");
+    floor = FloorProbe.Reporter.of(FloorProbe.TOOL, config().getInteger("probePort", 0));
+    floor.probe(vertx);
     Router router = Router.router(vertx);
     router.post("/mcp").handler(BodyHandler.create(false).setBodyLimit(4 * 1024 * 1024)).handler(this::post);
     router.delete("/mcp").handler(ctx -> ctx.response().setStatusCode(200).end());
     router.get("/mcp").handler(ctx -> ctx.response().setStatusCode(405).end());
-    return vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(config().getInteger("port")))
+    // No HTTP/2 stream limit to speak of: the JDK client (LangChain4j's MCP transport, h2c by
+    // default) keeps one connection and fails calls beyond the server's limit (100 by default).
+    return vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(config().getInteger("port"))
+        .setInitialSettings(new Http2Settings().setMaxConcurrentStreams(MAX_STREAMS)))
       .requestHandler(router).listen();
   }
 
@@ -67,7 +78,11 @@ public final class HttpBenchMcpServer extends VerticleBase {
         JsonObject result = new JsonObject().put("content", new JsonArray()
           .add(new JsonObject().put("type", "text").put("text", name + " done"))).put("isError", false);
         if (latencyMs > 0 && !"noop".equals(name)) {
-          vertx.setTimer(latencyMs, t -> reply(ctx, id, result));
+          long due = System.nanoTime() + latencyMs * 1_000_000;
+          vertx.setTimer(latencyMs, t -> {
+            floor.fired(due);
+            reply(ctx, id, result);
+          });
         } else {
           reply(ctx, id, result);
         }
@@ -95,6 +110,7 @@ public final class HttpBenchMcpServer extends VerticleBase {
       switch (args[i]) {
         case "--tools" -> config.put("tools", Integer.parseInt(args[i + 1]));
         case "--latency-ms" -> config.put("latencyMs", Long.parseLong(args[i + 1]));
+        case "--probe-port" -> config.put("probePort", Integer.parseInt(args[i + 1]));
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }

@@ -9,6 +9,7 @@ import dev.langchain4j.mcp.client.transport.http.StreamableHttpMcpTransport;
 import dev.langchain4j.mcp.client.transport.stdio.StdioMcpTransport;
 import dev.langchain4j.model.anthropic.AnthropicChatModel;
 import dev.langchain4j.service.AiServices;
+import io.agentbus.mock.MockModelOptions;
 import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -19,10 +20,20 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The peer: the same workload through LangChain4j 1.11 as its documentation shows it, an
- * {@link AiServices} assistant with {@code langchain4j-anthropic} against the same mock (HTTP/1.1
- * JDK client) and {@code langchain4j-mcp} tools from the same bench MCP server (stdio child or
- * Streamable HTTP), tools executed concurrently. Blocking calls on its own threads: a pool of C
- * platform threads, or one virtual thread per conversation ({@code virtual}, Java 21+).
+ * {@link AiServices} assistant with {@code langchain4j-anthropic} against the same mock and
+ * {@code langchain4j-mcp} tools from the same bench MCP server (stdio child or Streamable HTTP),
+ * tools executed concurrently. Blocking calls on its own threads: a pool of C platform threads,
+ * or one virtual thread per conversation ({@code virtual}, Java 21+). The model's HTTP client is
+ * LangChain4j's default, the JDK {@link HttpClient} negotiating its protocol version itself
+ * (HTTP/2 preferred: for an http URL it offers an h2c upgrade, which the mock's Vert.x server
+ * accepts); the virtual-thread variant only gives that client the virtual-thread executor.
+ *
+ * <p>Over HTTP/2 the JDK client keeps one connection per server and fails a request with
+ * {@code IOException: too many concurrent streams} once the server's
+ * {@code SETTINGS_MAX_CONCURRENT_STREAMS} are in use (it opens no second connection; the mock
+ * allows {@link #MOCK_H2_STREAMS}, a server with Vert.x' default 100). Past that concurrency a
+ * user has to pin HTTP/1.1, so the scenarios do the same ({@code --peer-http auto};
+ * {@code default} and {@code 1.1} force either); the row's {@code modelHttp} says which ran.
  */
 final class LangChain4jSubject implements Subject {
 
@@ -37,13 +48,19 @@ final class LangChain4jSubject implements Subject {
   private final boolean virtual;
   private final boolean concurrentTools;
   private final Integer httpMcpPort;
+  private final boolean http11;
   private ExecutorService callers;
   private ExecutorService toolThreads;
   private McpClient mcp;
   private Assistant assistant;
 
+  /** The mock's HTTP/2 {@code SETTINGS_MAX_CONCURRENT_STREAMS} (the workload leaves the default). */
+  static final long MOCK_H2_STREAMS = MockModelOptions.DEFAULT_MAX_CONCURRENT_STREAMS;
+
+  /** @param http11 pin the JDK client to HTTP/1.1 instead of its default negotiation */
   LangChain4jSubject(Workload workload, int mockPort, int maxInFlight, boolean virtual, boolean concurrentTools,
-      Integer httpMcpPort) {
+      Integer httpMcpPort, boolean http11) {
+    this.http11 = http11;
     this.workload = workload;
     this.mockPort = mockPort;
     this.maxInFlight = maxInFlight;
@@ -55,6 +72,11 @@ final class LangChain4jSubject implements Subject {
   @Override
   public String name() {
     return "langchain4j" + (virtual ? "-vt" : "") + (concurrentTools ? "" : "-seq");
+  }
+
+  /** @return {@code HTTP/1.1} when pinned, else {@code default} (the JDK client's negotiation) */
+  String httpVersion() {
+    return http11 ? "HTTP/1.1" : "default";
   }
 
   @Override
@@ -72,14 +94,20 @@ final class LangChain4jSubject implements Subject {
     for (int i = 0; i < offered.length; i++) {
       offered[i] = "t" + i;
     }
-    HttpClient.Builder http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1);
-    if (virtual) {
-      http.executor(toolThreads);
+    AnthropicChatModel.AnthropicChatModelBuilder model = AnthropicChatModel.builder()
+      .baseUrl("http://127.0.0.1:" + mockPort + "/v1/").apiKey("bench-key").modelName("claude-sonnet-4-5").maxTokens(1024)
+      .maxRetries(0).timeout(Duration.ofMinutes(5));
+    if (virtual || http11) {
+      HttpClient.Builder http = HttpClient.newBuilder();
+      if (virtual) {
+        http.executor(toolThreads);
+      }
+      if (http11) {
+        http.version(HttpClient.Version.HTTP_1_1);
+      }
+      model.httpClientBuilder(new JdkHttpClientBuilder().httpClientBuilder(http));
     }
-    AnthropicChatModel model = AnthropicChatModel.builder().baseUrl("http://127.0.0.1:" + mockPort + "/v1/")
-      .apiKey("bench-key").modelName("claude-sonnet-4-5").maxTokens(1024).maxRetries(0).timeout(Duration.ofMinutes(5))
-      .httpClientBuilder(new JdkHttpClientBuilder().httpClientBuilder(http)).build();
-    AiServices<Assistant> builder = AiServices.builder(Assistant.class).chatModel(model)
+    AiServices<Assistant> builder = AiServices.builder(Assistant.class).chatModel(model.build())
       .toolProvider(McpToolProvider.builder().mcpClients(mcp).filterToolNames(offered).build());
     if (concurrentTools) {
       builder.executeToolsConcurrently(toolThreads);

@@ -1,5 +1,7 @@
 package io.agentbus.bench;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -15,8 +17,13 @@ import org.HdrHistogram.Histogram;
  */
 final class LoadDriver {
 
-  /** What one load phase measured. */
-  record Result(Histogram latencyUs, int completed, int failed, ProcessStats cost, long childCpuNanos, String firstError) {
+  /**
+   * What one load phase measured.
+   *
+   * @param steadyLatencyUs the conversations started after the ramp (all of them without a ramp)
+   */
+  record Result(Histogram latencyUs, Histogram steadyLatencyUs, int completed, int failed, ProcessStats cost,
+      long childCpuNanos, String firstError) {
   }
 
   private final Subject subject;
@@ -26,8 +33,10 @@ final class LoadDriver {
   private final AtomicInteger failed = new AtomicInteger();
   private final AtomicReference<String> firstError = new AtomicReference<>();
   private final Histogram histogram = new ConcurrentHistogram(3_600_000_000L, 3);
+  private final Histogram steady = new ConcurrentHistogram(3_600_000_000L, 3);
   private int n;
   private volatile long deadline;
+  private volatile long steadyFrom;
   private CountDownLatch done;
 
   LoadDriver(Subject subject) {
@@ -36,20 +45,22 @@ final class LoadDriver {
 
   /** Runs one phase and blocks the calling (harness) thread until it is over. */
   Result run(int n, int c, long maxMillis) throws InterruptedException {
-    return run(n, c, maxMillis, 0);
+    return run(n, c, maxMillis, 0, () -> { });
   }
 
   /**
    * Runs one phase; the first C conversations start spread evenly over {@code rampMillis}
    * (0: all at once), so that a long-latency workload reaches a steady arrival rate instead of
-   * measuring one thundering herd.
+   * measuring one thundering herd. {@code afterRamp} runs on this thread once the ramp is over;
+   * the conversations started from then on are also recorded in {@link Result#steadyLatencyUs}.
    */
-  Result run(int n, int c, long maxMillis, long rampMillis) throws InterruptedException {
+  Result run(int n, int c, long maxMillis, long rampMillis, Runnable afterRamp) throws InterruptedException {
     this.n = n;
     next.set(0);
     completed.set(0);
     failed.set(0);
     histogram.reset();
+    steady.reset();
     firstError.set(null);
     done = new CountDownLatch(1);
     deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxMillis);
@@ -59,6 +70,7 @@ final class LoadDriver {
     int slots = Math.min(c, n);
     inFlight.addAndGet(slots);
     long rampStart = System.nanoTime();
+    steadyFrom = rampStart + TimeUnit.MILLISECONDS.toNanos(rampMillis);
     for (int i = 0; i < slots; i++) {
       if (rampMillis > 0) {
         long due = rampStart + TimeUnit.MILLISECONDS.toNanos(rampMillis) * i / slots;
@@ -69,18 +81,23 @@ final class LoadDriver {
       }
       launch();
     }
+    long rampLeft = steadyFrom - System.nanoTime();
+    if (rampLeft > 0) {
+      done.await(rampLeft, TimeUnit.NANOSECONDS);
+    }
+    afterRamp.run();
     // Generous: the deadline only stops new starts; the last ones still finish.
     if (!done.await(maxMillis + 600_000, TimeUnit.MILLISECONDS)) {
       throw new IllegalStateException(subject.name() + ": conversations still running long after the deadline");
     }
     ProcessStats cost = ProcessStats.now(runtime).minus(before);
-    return new Result(histogram.copy(), completed.get(), failed.get(), cost, ProcessStats.childrenCpuNanos(runtime) - childBefore,
-      firstError.get());
+    return new Result(histogram.copy(), steady.copy(), completed.get(), failed.get(), cost,
+      ProcessStats.childrenCpuNanos(runtime) - childBefore, firstError.get());
   }
 
-  /** @return conversations currently running */
-  int inFlight() {
-    return inFlight.get();
+  /** Starts no new conversation from now on; the running ones finish. */
+  void stop() {
+    deadline = System.nanoTime();
   }
 
   private void launch() {
@@ -92,9 +109,20 @@ final class LoadDriver {
       return;
     }
     long start = System.nanoTime();
-    subject.conversation(i).whenComplete((r, err) -> {
+    CompletionStage<?> conversation;
+    try {
+      conversation = subject.conversation(i);
+    } catch (RuntimeException e) {
+      // Thrown inside a completion callback it would vanish, and the slot with it: count it as failed.
+      conversation = CompletableFuture.failedFuture(e);
+    }
+    conversation.whenComplete((r, err) -> {
       if (err == null) {
-        histogram.recordValue(Math.max(1, (System.nanoTime() - start) / 1_000));
+        long us = Math.max(1, (System.nanoTime() - start) / 1_000);
+        histogram.recordValue(us);
+        if (start - steadyFrom >= 0) {
+          steady.recordValue(us);
+        }
         completed.incrementAndGet();
       } else {
         // Stop starting new ones when everything fails (a broken setup), instead of spinning.

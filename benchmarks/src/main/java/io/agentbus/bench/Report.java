@@ -64,11 +64,12 @@ final class Report {
 
   private static String html(Table t) {
     StringBuilder h = new StringBuilder("<table><tr>");
-    t.columns.forEach(c -> h.append("<th>").append(esc(c.header())).append("</th>"));
+    List<Table.Column> columns = t.shown();
+    columns.forEach(c -> h.append("<th>").append(esc(c.header())).append("</th>"));
     h.append("</tr>\n");
     for (Row r : t.rows) {
       h.append("<tr>");
-      t.columns.forEach(c -> h.append("<td>").append(esc(r.get(c.key(), c.format()))).append("</td>"));
+      columns.forEach(c -> h.append("<td>").append(esc(r.get(c.key(), c.format()))).append("</td>"));
       h.append("</tr>\n");
     }
     return h.append("</table>\n").toString();
@@ -116,7 +117,8 @@ final class Report {
         .append(pts).append("\"/>");
       g.append("<text x=\"").append(PAD + 10 + 130 * (i % 5)).append("\" y=\"").append(H + 26 + 14 * (i / 5))
         .append("\" fill=\"").append(color)
-        .append("\">").append(esc(r.data.getString("subject"))).append("</text>");
+        .append("\">").append(esc(r.data.getString("subject") + (r.data.containsKey("rep") ? " #" + r.data.getValue("rep") : "")))
+        .append("</text>");
       i++;
     }
     return g.append("</svg>\n").toString();

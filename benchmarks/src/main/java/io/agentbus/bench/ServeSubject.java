@@ -45,6 +45,7 @@ final class ServeSubject implements Subject {
 
   private static final Pattern LISTENING = Pattern.compile("Agentbus listening on http://([^:\\s]+):(\\d+)");
   private static final String SERVER = AgentbusSubject.SERVER;
+  /** "used 1234K" in GC.heap_info: the whole heap (G1, ZGC) or one line per generation (Serial, Parallel). */
   private static final Pattern HEAP_USED = Pattern.compile("used (\\d+)([KMG])");
 
   private final Workload workload;
@@ -53,6 +54,7 @@ final class ServeSubject implements Subject {
   private final Integer httpMcpPort;
   private final boolean sseApi;
   private final JsonObject createBody;
+  private final long requestTimeoutMs;
   private Path dir;
   private Process process;
   private Vertx vertx;
@@ -70,6 +72,7 @@ final class ServeSubject implements Subject {
     this.httpMcpPort = httpMcpPort;
     this.sseApi = sseApi;
     this.createBody = AgentbusSubject.createBody(workload);
+    this.requestTimeoutMs = Math.max(120_000, 5 * workload.injectedMs());
   }
 
   @Override
@@ -83,35 +86,39 @@ final class ServeSubject implements Subject {
   }
 
   /**
-   * Live heap of the {@code serve} process: {@code jcmd PID GC.run} twice, then the used heap
-   * from {@code GC.heap_info} (jcmd of the same JDK as the process).
+   * Live heap of the {@code serve} process: one {@code jcmd PID -f FILE} (jcmd of the same JDK as
+   * the process) running {@code GC.run} twice, then {@code GC.heap_info}: the used heap, summed
+   * over the generations (everything before the Metaspace lines).
    */
   @Override
   public long liveHeapBytes() throws Exception {
     Path java = Path.of(process.info().command().orElseThrow());
     String jcmd = java.resolveSibling("jcmd").toString();
+    Path commands = dir.resolve("jcmd.txt");
+    Files.writeString(commands, "GC.run\nGC.run\nGC.heap_info\n");
     long pid = process.pid();
-    jcmd(jcmd, pid, "GC.run");
-    jcmd(jcmd, pid, "GC.run");
-    Matcher m = HEAP_USED.matcher(jcmd(jcmd, pid, "GC.heap_info"));
-    if (!m.find()) {
-      throw new IllegalStateException("no 'used' figure in jcmd GC.heap_info of " + pid);
-    }
-    long v = Long.parseLong(m.group(1));
-    return switch (m.group(2)) {
-      case "G" -> v << 30;
-      case "M" -> v << 20;
-      default -> v << 10;
-    };
-  }
-
-  private static String jcmd(String jcmd, long pid, String command) throws Exception {
-    Process p = new ProcessBuilder(jcmd, String.valueOf(pid), command).redirectErrorStream(true).start();
+    Process p = new ProcessBuilder(jcmd, String.valueOf(pid), "-f", commands.toString()).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new IllegalStateException(jcmd + " " + pid + " " + command + " failed: " + out);
+      throw new IllegalStateException(jcmd + " " + pid + " -f " + commands + " failed: " + out);
     }
-    return out;
+    int metaspace = out.indexOf("Metaspace");
+    Matcher m = HEAP_USED.matcher(metaspace < 0 ? out : out.substring(0, metaspace));
+    long bytes = 0;
+    boolean found = false;
+    while (m.find()) {
+      found = true;
+      long v = Long.parseLong(m.group(1));
+      bytes += switch (m.group(2)) {
+        case "G" -> v << 30;
+        case "M" -> v << 20;
+        default -> v << 10;
+      };
+    }
+    if (!found) {
+      throw new IllegalStateException("no 'used' figure in jcmd GC.heap_info of " + pid + ": " + out);
+    }
+    return bytes;
   }
 
   @Override
@@ -180,14 +187,17 @@ final class ServeSubject implements Subject {
   }
 
   private Future<JsonObject> call(HttpMethod method, String uri, JsonObject body, int expected) {
+    // Bounded: a request that gets no connection or no answer fails the conversation instead of hanging the run.
     RequestOptions ro = new RequestOptions().setMethod(method).setHost("127.0.0.1").setPort(port).setURI(uri)
-      .putHeader("content-type", "application/json");
+      .putHeader("content-type", "application/json").setConnectTimeout(requestTimeoutMs).setIdleTimeout(requestTimeoutMs);
     if (sseApi && uri.endsWith("/messages")) {
       ro.putHeader("accept", "text/event-stream");
     }
+    // The body is asked for inside send's continuation, which runs on the connection's event loop:
+    // chained after it instead, from a thread that is not an event loop (the ramp), the response
+    // could end before body() is called, and that conversation would never complete.
     return client.request(ro)
-      .compose(req -> body == null ? req.send() : req.send(body.toBuffer()))
-      .compose(resp -> resp.body().compose(b -> {
+      .compose(req -> (body == null ? req.send() : req.send(body.toBuffer())).compose(resp -> resp.body().compose(b -> {
         if (resp.statusCode() != expected) {
           return Future.failedFuture(method + " " + uri + ": HTTP " + resp.statusCode() + " " + b);
         }
@@ -195,7 +205,7 @@ final class ServeSubject implements Subject {
           return Future.succeededFuture(new JsonObject());
         }
         return Future.succeededFuture(sseApi && uri.endsWith("/messages") ? lastDone(b.toString()) : b.toJsonObject());
-      }));
+      })));
   }
 
   /** The turn result carried by the stream's {@code done} event. */

@@ -3,7 +3,10 @@ package io.agentbus.bench;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A plain-text table of rows: columns are (header, JSON key, number format). */
+/**
+ * A plain-text table of rows: columns are (header, JSON key, number format); a column no row has
+ * a value for is left out.
+ */
 final class Table {
 
   record Column(String header, String key, String format) {
@@ -27,7 +30,16 @@ final class Table {
     return this;
   }
 
+  /** @return the columns at least one row has a value for (all of them when there is no row) */
+  List<Column> shown() {
+    if (rows.isEmpty()) {
+      return columns;
+    }
+    return columns.stream().filter(c -> rows.stream().anyMatch(r -> r.data.getValue(c.key()) != null)).toList();
+  }
+
   String render() {
+    List<Column> columns = shown();
     int[] widths = new int[columns.size()];
     List<String[]> cells = new ArrayList<>();
     String[] head = new String[columns.size()];
