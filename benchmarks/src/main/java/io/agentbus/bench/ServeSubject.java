@@ -13,6 +13,8 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,8 +31,10 @@ import java.util.regex.Pattern;
  * The headline subject: Agentbus as a user runs it. {@code java -jar target/agentbus.jar serve}
  * in its own process, from the project directory (so the shipped {@code conf/agent.json}
  * applies), with nothing added but the mock's URL and a key in the environment
- * ({@code ANTHROPIC_BASE_URL}, {@code ANTHROPIC_API_KEY}), an ephemeral port
- * ({@code AGENTBUS_PORT=0}) and an {@code --mcp-config} naming the bench MCP server: no tuning,
+ * ({@code ANTHROPIC_BASE_URL}, {@code ANTHROPIC_API_KEY}), a free port found beforehand
+ * ({@code AGENTBUS_PORT}; not 0, with which each of serve's per-loop HTTP listeners binds a port
+ * of its own and only the logged one would get the load) and an {@code --mcp-config} naming the
+ * bench MCP server: no tuning,
  * streaming on (the default), no JVM options. This process drives it over HTTP (per
  * conversation: create, send with a JSON answer, delete) from a Vert.x {@link HttpClient} with a
  * pool of C connections. The runtime CPU reported is the {@code serve} process' alone
@@ -145,12 +149,18 @@ final class ServeSubject implements Subject {
     env.keySet().removeIf(k -> k.startsWith("AGENTBUS_") || k.startsWith("OPENAI_") || k.startsWith("ANTHROPIC_"));
     env.put("ANTHROPIC_API_KEY", "bench-key");
     env.put("ANTHROPIC_BASE_URL", "http://127.0.0.1:" + mockPort);
-    env.put("AGENTBUS_PORT", "0");
+    env.put("AGENTBUS_PORT", String.valueOf(freePort()));
     process = pb.start();
     port = awaitListening(process, dir.resolve("stderr.log"));
     vertx = Vertx.vertx();
     client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true),
       new PoolOptions().setHttp1MaxSize(Math.max(16, maxInFlight)).setMaxWaitQueueSize(-1));
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket probe = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
+      return probe.getLocalPort();
+    }
   }
 
   private static JsonObject command(List<String> cmd) {
