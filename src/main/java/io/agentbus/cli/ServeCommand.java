@@ -11,7 +11,6 @@ import io.vertx.core.Vertx;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -39,15 +38,18 @@ public final class ServeCommand {
     HttpApiOptions httpOptions = new HttpApiOptions(agent.http()).setServers(launched.agentbus().servers());
     // One listener per event loop, each next to a conversation instance on the same loop, so
     // a turn runs where its request arrived (see ConversationVerticle).
-    List<HttpApiVerticle> apis = new CopyOnWriteArrayList<>();
+    HttpApiVerticle.Group group = new HttpApiVerticle.Group();
     String apiDeployment;
     try {
-      apiDeployment = Cli.await(vertx.deployVerticle(HttpApiVerticle.sharingLimits(httpOptions, apis::add),
+      HttpApiOptions onePort = httpOptions.getPort() != 0 ? httpOptions
+        : new HttpApiOptions(httpOptions).setPort(HttpApiVerticle.Group.freePort(httpOptions.effectiveHost()));
+      apiDeployment = Cli.await(vertx.deployVerticle(() -> group.newMember(onePort),
         new DeploymentOptions().setInstances(Launcher.eventLoops(agent))));
     } catch (RuntimeException e) {
       Cli.await(launched.close().otherwiseEmpty());
       return Cli.fail(err, "cannot start the HTTP API: " + e.getMessage());
     }
+    List<HttpApiVerticle> apis = group.members();
     HttpApiVerticle api = apis.get(0);
     LOG.info("Agentbus listening on http://{}:{}", api.host(), api.actualPort());
     CountDownLatch stopped = new CountDownLatch(1);

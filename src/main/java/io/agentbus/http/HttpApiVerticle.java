@@ -10,10 +10,14 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.StaticHandler;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,23 +57,42 @@ public class HttpApiVerticle extends VerticleBase {
   }
 
   /**
-   * For deploying several instances (one per event loop) that act as one API: they share
-   * {@code http.maxInFlightTurns}, so the limit holds for the process, not per instance.
-   *
-   * @param options the settings (copied)
-   * @param created receives each instance made, e.g. to drain them all
-   * @return a supplier for {@code vertx.deployVerticle(supplier, new DeploymentOptions().setInstances(n))}
+   * Several instances (one per event loop) that act as one API: they share
+   * {@code http.maxInFlightTurns}, so the limit holds for the process, not per instance, and
+   * they log their start-up once. Give them a real port: Vert.x shares one listener between
+   * servers asking for the same port, but with port 0 each would bind a port of its own
+   * ({@link #freePort(String)} picks one).
    */
-  public static Supplier<HttpApiVerticle> sharingLimits(HttpApiOptions options, Consumer<HttpApiVerticle> created) {
-    AtomicInteger shared = new AtomicInteger();
-    AtomicBoolean first = new AtomicBoolean(true);
-    return () -> {
+  public static final class Group {
+    private final AtomicInteger turnsInFlight = new AtomicInteger();
+    private final AtomicBoolean firstToStart = new AtomicBoolean(true);
+    private final List<HttpApiVerticle> members = new CopyOnWriteArrayList<>();
+
+    /** @return a new member with these settings (copied), for {@code deployVerticle(() -> group.newMember(o), ...)} */
+    public HttpApiVerticle newMember(HttpApiOptions options) {
       HttpApiVerticle api = new HttpApiVerticle(options);
-      api.turnsInFlight = shared;
-      api.firstToStart = first;
-      created.accept(api);
+      api.turnsInFlight = turnsInFlight;
+      api.firstToStart = firstToStart;
+      members.add(api);
       return api;
-    };
+    }
+
+    /** @return the members made so far */
+    public List<HttpApiVerticle> members() {
+      return members;
+    }
+
+    /**
+     * @return a port free on {@code host} right now, for a group configured with port 0 (the
+     *     OS picks it; the window until the group binds it is short)
+     */
+    public static int freePort(String host) {
+      try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getByName(host))) {
+        return probe.getLocalPort();
+      } catch (IOException e) {
+        throw new UncheckedIOException("no free port on " + host, e);
+      }
+    }
   }
 
   @Override
