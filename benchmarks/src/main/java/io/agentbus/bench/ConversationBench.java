@@ -34,7 +34,7 @@ final class ConversationBench {
 
   /** One configuration of the workload and load. */
   record Config(String scenario, Workload workload, int c, int n, int warmupN, long warmupMs, long maxMs,
-      boolean heapProbe, long rampMs, List<String> subjects, int repeat, String peerHttp) {
+      boolean heapProbe, long rampMs, List<String> subjects, int repeat, String peerHttp, long jitSettleMaxMs) {
 
     /** @return whether the LangChain4j peer's JDK client is pinned to HTTP/1.1 ({@code --peer-http}) */
     boolean peerPinsHttp11() {
@@ -49,7 +49,7 @@ final class ConversationBench {
 
   /** The figures a median row summarises. */
   private static final List<String> MEDIAN_KEYS = List.of("perSecond", "p50Ms", "p90Ms", "p99Ms", "p999Ms", "maxMs",
-    "overheadP50Ms", "overheadP99Ms", "overheadMaxMs", "cpuMsPerUnit", "driverCpuMsPerUnit", "childCpuMsPerUnit",
+    "overheadP50Ms", "overheadP99Ms", "overheadMaxMs", "cpuMsPerUnit", "jitCpuShare", "driverCpuMsPerUnit", "childCpuMsPerUnit",
     "heapKbPerInFlight", "mockLagMaxMs", "toolLateMaxMs", "vsCeiling", "throughputVsPeer", "cpuFractionOfPeer");
 
   List<Row> run(Config cfg) throws Exception {
@@ -111,12 +111,19 @@ final class ConversationBench {
         LOG.warn("{}: {} warm-up conversations failed, first: {}", subject.name(), warm.failed(), warm.firstError());
       }
     }
+    settleJit(cfg, subject, driver);
     subject.liveHeapBytes();
     FloorProbe.Listener floor = FloorProbe.listener();
+    ProcessHandle runtime = runtimeOf(subject);
+    long jitBefore = JitCpu.nanos(runtime.pid());
     LoadDriver.Result r = driver.run(cfg.n(), cfg.c(), cfg.maxMs(), cfg.rampMs(), floor::reset);
+    long jitNanos = JitCpu.nanos(runtime.pid()) - jitBefore;
     Map<String, Double> floorMs = floor.read();
     double units = 1.0;
     Row row = Row.of(cfg.scenario(), subject.name(), cfg.c(), r, units);
+    if (r.cost().cpuNanos() > 0) {
+      row.data.put("jitCpuShare", Row.round(jitNanos / (double) r.cost().cpuNanos(), 3));
+    }
     if (subject instanceof LangChain4jSubject peer) {
       row.data.put("modelHttp", peer.httpVersion());
     }
@@ -138,6 +145,36 @@ final class ConversationBench {
       row.data.put("heapKbPerInFlight", heapProbe(cfg, subject));
     }
     return row;
+  }
+
+  private static ProcessHandle runtimeOf(Subject subject) {
+    return subject.runtimeProcess() != null ? subject.runtimeProcess() : ProcessHandle.current();
+  }
+
+  /**
+   * Keeps warming up, 5 s at a time, while the runtime's JIT compiler threads still take more
+   * than 5 % of its CPU (at most {@code jitSettleMaxMs}): a fresh JVM on two busy cores
+   * compiles for tens of seconds, and a measured phase that starts earlier counts the
+   * compiler as the runtime's cost per conversation.
+   */
+  private static void settleJit(Config cfg, Subject subject, LoadDriver driver) throws InterruptedException {
+    if (cfg.jitSettleMaxMs() <= 0) {
+      return;
+    }
+    ProcessHandle runtime = runtimeOf(subject);
+    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(cfg.jitSettleMaxMs());
+    while (System.nanoTime() - until < 0) {
+      long jit = JitCpu.nanos(runtime.pid());
+      long cpu = ProcessStats.cpuOf(runtime);
+      driver.run(cfg.n(), cfg.c(), 5_000, 0, () -> { });
+      double share = (JitCpu.nanos(runtime.pid()) - jit) / (double) Math.max(1, ProcessStats.cpuOf(runtime) - cpu);
+      if (share < 0.05) {
+        return;
+      }
+      LOG.info("{}: the JIT still takes {}% of the runtime's CPU; warming up 5 s more", subject.name(),
+        Math.round(share * 100));
+    }
+    LOG.warn("{}: the JIT did not settle within {} s of extra warm-up", subject.name(), cfg.jitSettleMaxMs() / 1000);
   }
 
   /**

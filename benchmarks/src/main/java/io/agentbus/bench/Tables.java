@@ -26,7 +26,7 @@ final class Tables {
         col("p90 ms", "p90Ms", "%.1f"), col("p99 ms", "p99Ms", "%.1f"), col("p999 ms", "p999Ms", "%.1f"),
         col("max ms", "maxMs", "%.1f"), col("ovh p50", "overheadP50Ms", "%.1f"), col("ovh p99", "overheadP99Ms", "%.1f"),
         col("ovh max", "overheadMaxMs", "%.1f"), col("mock lag", "mockLagMaxMs", "%.1f"), col("tool late", "toolLateMaxMs", "%.1f"),
-        col("cpu s", "cpuSeconds", "%.2f"), col("cpu ms/conv", "cpuMsPerUnit", "%.3f"),
+        col("cpu s", "cpuSeconds", "%.2f"), col("cpu ms/conv", "cpuMsPerUnit", "%.3f"), col("jit", "jitCpuShare", "%.2f"),
         col("driver cpu ms/conv", "driverCpuMsPerUnit", "%.3f"), col("child cpu ms/conv", "childCpuMsPerUnit", "%.3f"),
         col("gc", "gcCount", "%.0f"), col("heap KB/conv", "heapKbPerInFlight", "%.2f"), col("x ceiling", "vsCeiling", "%.2f"),
         col("x peer", "throughputVsPeer", "%.2f"), col("cpu/peer", "cpuFractionOfPeer", "%.3f")));

@@ -25,7 +25,7 @@ final class ThroughputScenario {
       rows.addAll(new ConversationBench().run(new ConversationBench.Config("throughput", w, conc,
         s.integer("n", 200_000, 20_000), 1_000_000, s.number("warmup-seconds", 15, 1) * 1000,
         s.number("seconds", 10, 2) * 1000, false, 0, subjects, s.integer("repeat", 2, 1),
-        s.string("peer-http", "auto", "auto"))));
+        s.string("peer-http", "auto", "auto"), s.number("jit-settle-seconds", 120, 0) * 1000)));
     }
     return rows;
   }
