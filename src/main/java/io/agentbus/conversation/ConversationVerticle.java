@@ -28,9 +28,9 @@ import org.slf4j.LoggerFactory;
  * conversations live in a registry shared by the instances ({@link ConversationRegistry}), and
  * whichever instance a request reaches runs the turn on its own context, with its own model
  * client and an in-process {@link ToolDispatcher}: a caller on the same event loop (the HTTP
- * API, see {@link #localAddress()}) keeps the whole turn on that loop, and only the MCP calls
- * cross to the servers' loops. One conversation runs one turn at a time (the instance that
- * runs it holds the conversation's claim).
+ * API, see {@link #localAddress(io.vertx.core.Vertx)}) keeps the whole turn on that loop,
+ * and only the MCP calls cross to the servers' loops. One conversation runs one turn at a
+ * time (the instance that runs it holds the conversation's claim).
  *
  * <p>Bodies: create {@code {system?, tools?: [names or globs], tenant?}} → {@code {id}};
  * send {@code {id, content, tenant?}} → the turn result; get {@code {id, tenant?}} → the
