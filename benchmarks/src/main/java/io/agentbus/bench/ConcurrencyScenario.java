@@ -38,7 +38,8 @@ final class ConcurrencyScenario {
       long rampMs = ramp.isEmpty() ? conversationMs : Long.parseLong(ramp);
       long maxMs = Math.max(60_000, (rounds + 3) * conversationMs * 3);
       rows.addAll(new ConversationBench().run(new ConversationBench.Config("concurrency", w, c, (rounds + 1) * c,
-        Math.min(c, 2_000), maxMs, maxMs, true, rampMs, subjects, repeat, peerHttp, 0)));
+        Math.min(c, 2_000), maxMs, maxMs, true, rampMs, subjects, repeat, peerHttp,
+        s.number("jit-settle-seconds", 0, 0) * 1000)));
     }
     return rows;
   }
