@@ -29,8 +29,8 @@ final class JitCpu {
     try (Stream<Path> all = Files.list(tasks)) {
       for (Path task : all.toList()) {
         try {
-          if (Files.readString(task.resolve("comm")).startsWith("C")
-              && Files.readString(task.resolve("comm")).contains("CompilerThre")) {
+          String name = Files.readString(task.resolve("comm"));
+          if (name.startsWith("C") && name.contains("CompilerThre")) {
             ticks += ticksOf(Files.readString(task.resolve("stat")));
           }
         } catch (IOException gone) {

@@ -37,6 +37,7 @@ public final class ModelHttp {
   private final String secret;
   private final NegotiatedClient client;
   private volatile boolean closed;
+  private volatile Endpoint endpoint;
 
   /**
    * @param vertx the Vert.x instance
@@ -58,6 +59,28 @@ public final class ModelHttp {
   }
 
   /**
+   * The request options of one endpoint, built once: a client posts to the same URL with the
+   * same headers on every call, and parsing the URL and copying the headers per call showed in
+   * profiles. Never mutated after it is built, so shared by every request.
+   */
+  private record Endpoint(String url, MultiMap headers, RequestOptions json, RequestOptions sse) {
+  }
+
+  private Endpoint endpoint(String url, MultiMap headers) {
+    Endpoint e = endpoint;
+    if (e == null || !e.url().equals(url) || e.headers() != headers) {
+      RequestOptions json = new RequestOptions().setMethod(HttpMethod.POST).setAbsoluteURI(url).setHeaders(headers)
+          .setIdleTimeout(options.getRequestTimeoutMs());
+      RequestOptions sse = new RequestOptions().setMethod(HttpMethod.POST).setAbsoluteURI(url)
+          .setHeaders(MultiMap.caseInsensitiveMultiMap().addAll(headers).set("accept", "text/event-stream"))
+          .setIdleTimeout(options.getRequestTimeoutMs());
+      e = new Endpoint(url, headers, json, sse);
+      endpoint = e;
+    }
+    return e;
+  }
+
+  /**
    * One non-streaming POST of a JSON body.
    *
    * @param url absolute URL
@@ -69,12 +92,7 @@ public final class ModelHttp {
     if (closed) {
       return Future.failedFuture(closedException());
     }
-    RequestOptions ro = new RequestOptions()
-        .setMethod(HttpMethod.POST)
-        .setAbsoluteURI(url)
-        .setHeaders(headers)
-        .setIdleTimeout(options.getRequestTimeoutMs());
-    return client.request(url, ro)
+    return client.request(url, endpoint(url, headers).json())
         .compose(req -> req.send(body.toBuffer()))
         .compose(resp -> resp.body().compose(b -> jsonResponse(resp, b)))
         .recover(err -> Future.failedFuture(transportFailure(err)));
@@ -111,12 +129,7 @@ public final class ModelHttp {
     if (closed) {
       return Future.failedFuture(closedException());
     }
-    RequestOptions ro = new RequestOptions()
-        .setMethod(HttpMethod.POST)
-        .setAbsoluteURI(url)
-        .setHeaders(MultiMap.caseInsensitiveMultiMap().addAll(headers).set("accept", "text/event-stream"))
-        .setIdleTimeout(options.getRequestTimeoutMs());
-    return client.request(url, ro)
+    return client.request(url, endpoint(url, headers).sse())
         .compose(req -> req.send(body.toBuffer()))
         .recover(err -> Future.failedFuture(transportFailure(err)))
         .compose(resp -> {
