@@ -1,5 +1,6 @@
 package io.agentbus.catalog;
 
+import io.agentbus.testing.Integration;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Naming, projection, clean-up and validation on the tool lists of the real servers. */
+@Integration
 @ExtendWith(VertxExtension.class)
 class RealToolCatalogTest {
 

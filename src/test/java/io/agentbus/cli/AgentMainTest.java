@@ -1,5 +1,6 @@
 package io.agentbus.cli;
 
+import io.agentbus.testing.Integration;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The {@code tools} and {@code call} commands, run in-process against real servers. */
+@Integration
 class AgentMainTest {
 
   @TempDir

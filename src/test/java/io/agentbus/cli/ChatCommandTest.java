@@ -1,5 +1,6 @@
 package io.agentbus.cli;
 
+import io.agentbus.testing.Integration;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The terminal chat against an in-process Agentbus running the demo model and demo server. */
+@Integration
 class ChatCommandTest {
 
   @Test

@@ -1,5 +1,6 @@
 package io.agentbus.cli;
 
+import io.agentbus.testing.Integration;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code serve} as users run it: a separate JVM with the demo model and the demo MCP
  * server, a conversation over HTTP, then SIGTERM while a turn runs.
  */
+@Integration
 @ExtendWith(VertxExtension.class)
 class ServeCommandTest {
 

@@ -1,5 +1,6 @@
 package io.agentbus.conversation;
 
+import io.agentbus.testing.Integration;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * mode, one script per conversation picked by a keyword of the first user message) and the
  * real server-everything behind the server verticle, catalog and dispatcher.
  */
+@Integration
 @ExtendWith(VertxExtension.class)
 class ConversationLoopTest {
 

@@ -1,5 +1,6 @@
 package io.agentbus.conversation;
 
+import io.agentbus.testing.Integration;
 import static io.agentbus.conversation.ConversationLoopTest.ECHO;
 import static io.agentbus.conversation.ConversationLoopTest.SUM;
 import static io.agentbus.conversation.ConversationLoopTest.assertPaired;
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * The same loop through both providers, streaming and not, and against model API faults:
  * each test deploys its own mock model and Agentbus.
  */
+@Integration
 @ExtendWith(VertxExtension.class)
 class ConversationProvidersTest {
 

@@ -1,5 +1,6 @@
 package io.agentbus.dispatch;
 
+import io.agentbus.testing.Integration;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The dispatcher against real MCP server verticles: server-everything and a scripted server. */
+@Integration
 @ExtendWith(VertxExtension.class)
 class DispatcherVerticleTest {
 

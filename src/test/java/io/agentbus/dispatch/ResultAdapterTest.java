@@ -1,5 +1,6 @@
 package io.agentbus.dispatch;
 
+import io.agentbus.testing.Integration;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Result adaptation, on results of the real server-everything and on scripted shapes. */
+@Integration
 @ExtendWith(VertxExtension.class)
 class ResultAdapterTest {
 

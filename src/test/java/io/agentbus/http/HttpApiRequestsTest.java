@@ -1,5 +1,6 @@
 package io.agentbus.http;
 
+import io.agentbus.testing.Integration;
 import static io.agentbus.http.ApiFixture.ALICE;
 import static io.agentbus.http.ApiFixture.BOB;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * /v1/tools, the chat page, tokens kept out of logs and error bodies, loopback-only without
  * tokens, and draining.
  */
+@Integration
 @ExtendWith(VertxExtension.class)
 class HttpApiRequestsTest {
 

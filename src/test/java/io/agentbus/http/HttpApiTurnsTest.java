@@ -1,5 +1,6 @@
 package io.agentbus.http;
 
+import io.agentbus.testing.Integration;
 import static io.agentbus.http.ApiFixture.ALICE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * JSON and SSE, a running turn's 409, bounded admission's 503, a streaming client that goes
  * away, and the meters the turns leave in /metrics.
  */
+@Integration
 @ExtendWith(VertxExtension.class)
 class HttpApiTurnsTest {
 

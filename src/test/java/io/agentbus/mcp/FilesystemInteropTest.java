@@ -1,5 +1,6 @@
 package io.agentbus.mcp;
 
+import io.agentbus.testing.Integration;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The MCP client against the real server-filesystem over stdio. */
+@Integration
 @ExtendWith(VertxExtension.class)
 class FilesystemInteropTest {
 

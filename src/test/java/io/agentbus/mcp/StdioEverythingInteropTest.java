@@ -1,5 +1,6 @@
 package io.agentbus.mcp;
 
+import io.agentbus.testing.Integration;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,6 +18,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /** The MCP client against the real server-everything over real stdio. */
+@Integration
 class StdioEverythingInteropTest extends EverythingChecks {
 
   @Override

@@ -1,5 +1,6 @@
 package io.agentbus.mcp;
 
+import io.agentbus.testing.Integration;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The MCP client against a scripted stdio server that misbehaves on purpose. */
+@Integration
 @ExtendWith(VertxExtension.class)
 class StdioFaultTest {
 

@@ -1,5 +1,6 @@
 package io.agentbus.mcp.server;
 
+import io.agentbus.testing.Integration;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** One verticle per MCP server: the bus contract, filtering, caps and supervision. */
+@Integration
 @ExtendWith(VertxExtension.class)
 class McpServerVerticleTest {
 

@@ -1,5 +1,6 @@
 package io.agentbus.mcp.transport.http;
 
+import io.agentbus.testing.Integration;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Supervision and the command line work for HTTP servers as they do for stdio ones. */
+@Integration
 @ExtendWith(VertxExtension.class)
 class HttpSupervisionTest {
 

@@ -1,5 +1,6 @@
 package io.agentbus.mcp.transport.http;
 
+import io.agentbus.testing.Integration;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,6 +12,7 @@ import io.vertx.junit5.VertxTestContext;
 import org.junit.jupiter.api.Test;
 
 /** The MCP client against the real server-everything over legacy HTTP+SSE. */
+@Integration
 class LegacySseEverythingInteropTest extends HttpEverythingChecks {
 
   @Override

@@ -1,5 +1,6 @@
 package io.agentbus.mcp.transport.http;
 
+import io.agentbus.testing.Integration;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,6 +17,7 @@ import io.vertx.junit5.VertxTestContext;
 import org.junit.jupiter.api.Test;
 
 /** The MCP client against the real server-everything over Streamable HTTP. */
+@Integration
 class StreamableHttpEverythingInteropTest extends HttpEverythingChecks {
 
   @Override
