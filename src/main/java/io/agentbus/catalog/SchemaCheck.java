@@ -1,5 +1,7 @@
 package io.agentbus.catalog;
 
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.json.schema.Draft;
 import io.vertx.json.schema.JsonSchema;
@@ -11,6 +13,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,22 +25,35 @@ import org.slf4j.LoggerFactory;
  * validating (an unresolvable {@code $ref}), is logged once and then checks nothing: the
  * tool stays callable and the server validates. Immutable after construction and safe to
  * share between event loops.
+ *
+ * <p>Schemas come from untrusted servers and instances from a model a prompt can steer, so
+ * checking is bounded: {@code pattern} keywords are matched by {@link PatternRules} under a
+ * deadline instead of by the validator, and any {@link Throwable} while checking (a stack
+ * overflow on a deeply nested instance) becomes a violation naming the reason.
+ * {@link #check(Vertx, Object)} keeps an event loop's share to {@link #LOOP_BUDGET_MS} and
+ * finishes a slow check on a worker thread, within {@link #WORKER_BUDGET_MS}.
  */
 public final class SchemaCheck {
 
   private static final Logger log = LoggerFactory.getLogger(SchemaCheck.class);
   /** At most this many violations are listed; the rest are counted. */
   public static final int MAX_LISTED = 10;
+  /** Time a check may take on an event loop before it moves to a worker thread. */
+  public static final long LOOP_BUDGET_MS = 2;
+  /** Time a check may take in all; beyond it the instance counts as not valid. */
+  public static final long WORKER_BUDGET_MS = 500;
 
   private final String label;
   private final Validator validator;
+  private final PatternRules patterns;
   private final String problem;
   private final AtomicBoolean brokenLogged = new AtomicBoolean();
   private volatile String runtimeProblem;
 
-  private SchemaCheck(String label, Validator validator, String problem) {
+  private SchemaCheck(String label, Validator validator, PatternRules patterns, String problem) {
     this.label = label;
     this.validator = validator;
+    this.patterns = patterns;
     this.problem = problem;
   }
 
@@ -49,21 +65,25 @@ public final class SchemaCheck {
    */
   public static SchemaCheck compile(String label, JsonObject schema) {
     if (schema == null) {
-      return new SchemaCheck(label, null, "no schema");
+      return new SchemaCheck(label, null, null, "no schema");
     }
     try {
       Draft draft = draftOf(schema.getValue("$schema"));
-      // JsonSchema.of annotates the object it wraps: give it a private copy.
-      Validator validator = Validator.create(JsonSchema.of(schema.copy()), new JsonSchemaOptions()
+      // JsonSchema.of annotates the object it wraps: give it a private copy, without the
+      // patterns that PatternRules checks under a deadline.
+      JsonObject compiled = schema.copy();
+      PatternRules.strip(compiled);
+      PatternRules patterns = PatternRules.of(schema);
+      Validator validator = Validator.create(JsonSchema.of(compiled), new JsonSchemaOptions()
         .setDraft(draft)
         .setBaseUri("urn:agentbus:schema")
         .setOutputFormat(OutputFormat.Basic));
       // Surfaces most compile problems (unresolvable $ref at the root, bad keywords) now.
       validator.validate(new JsonObject());
-      return new SchemaCheck(label, validator, null);
-    } catch (RuntimeException e) {
+      return new SchemaCheck(label, validator, patterns.isEmpty() ? null : patterns, null);
+    } catch (RuntimeException | StackOverflowError e) {
       log.warn("{}: the schema cannot be compiled, arguments are not checked before calls: {}", label, e.getMessage());
-      return new SchemaCheck(label, null, String.valueOf(e.getMessage()));
+      return new SchemaCheck(label, null, null, String.valueOf(e.getMessage()));
     }
   }
 
@@ -98,18 +118,53 @@ public final class SchemaCheck {
   }
 
   /**
-   * Validates an instance.
+   * Validates an instance on the calling thread, within {@link #WORKER_BUDGET_MS}.
    *
    * @return the violations ({@code "<where>: <what>"}), empty when valid or when the schema
    *     cannot check
    */
   public List<String> violations(Object instance) {
+    return violations(instance, WORKER_BUDGET_MS);
+  }
+
+  /**
+   * Validates an instance without holding an event loop for more than {@link #LOOP_BUDGET_MS}:
+   * a check that needs longer is finished on a worker thread.
+   *
+   * @return the violations, as {@link #violations(Object)}; never a failed future
+   */
+  public Future<List<String>> check(Vertx vertx, Object instance) {
+    if (!usable()) {
+      return Future.succeededFuture(List.of());
+    }
+    try {
+      return Future.succeededFuture(bounded(instance, LOOP_BUDGET_MS));
+    } catch (BoundedMatch.BudgetExceeded slow) {
+      return vertx.executeBlocking(() -> violations(instance, WORKER_BUDGET_MS), false)
+        .recover(err -> Future.succeededFuture(List.of("(root): the arguments could not be checked: " + err)));
+    }
+  }
+
+  private List<String> violations(Object instance, long budgetMs) {
     if (!usable()) {
       return List.of();
     }
+    try {
+      return bounded(instance, budgetMs);
+    } catch (BoundedMatch.BudgetExceeded e) {
+      return List.of("(root): the tool's schema takes too long to check these arguments (" + e.getMessage()
+        + " within " + budgetMs + " ms)");
+    }
+  }
+
+  /** @throws BoundedMatch.BudgetExceeded when a pattern match did not finish within the budget */
+  private List<String> bounded(Object instance, long budgetMs) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(budgetMs);
     OutputUnit out;
     try {
       out = validator.validate(instance);
+    } catch (StackOverflowError e) {
+      return List.of("(root): the arguments are nested too deeply to check");
     } catch (RuntimeException e) {
       runtimeProblem = String.valueOf(e.getMessage());
       if (brokenLogged.compareAndSet(false, true)) {
@@ -117,10 +172,22 @@ public final class SchemaCheck {
       }
       return List.of();
     }
-    if (Boolean.TRUE.equals(out.getValid())) {
-      return List.of();
+    List<String> found = Boolean.TRUE.equals(out.getValid()) ? new ArrayList<>() : new ArrayList<>(describe(out));
+    if (patterns != null) {
+      List<PatternRules.Violation> mismatches = new ArrayList<>();
+      try {
+        patterns.check(instance, "", deadline, mismatches);
+      } catch (StackOverflowError e) {
+        return List.of("(root): the arguments are nested too deeply to check");
+      }
+      for (PatternRules.Violation v : mismatches) {
+        if (found.size() >= MAX_LISTED) {
+          break;
+        }
+        found.add((v.location().isEmpty() ? "(root)" : v.location()) + ": " + v.message());
+      }
     }
-    return describe(out);
+    return found;
   }
 
   private static List<String> describe(OutputUnit out) {
