@@ -115,9 +115,13 @@ public final class AnthropicCodec {
    * @param body an Anthropic {@code message} object
    * @param requestId the request id header, may be null
    * @return the canonical reply
+   * @throws ModelException (protocol) when the body is not a Messages API {@code message}
    */
   public static ModelResponse response(JsonObject body, String requestId) {
-    JsonArray content = body.getJsonArray("content", new JsonArray());
+    if (!"message".equals(body.getValue("type")) || !(body.getValue("content") instanceof JsonArray content)) {
+      throw new ModelException(ModelException.Kind.PROTOCOL, "the response is not a Messages API message (no type "
+          + "\"message\" with a content array)" + (requestId == null ? "" : " [request-id " + requestId + "]"), false, null);
+    }
     return new ModelResponse(body.getString("id"), body.getString("model"), content,
         body.getString("stop_reason"), body.getString("stop_sequence"), body.getJsonObject("stop_details"),
         Usage.fromJson(body.getJsonObject("usage")), requestId, body);

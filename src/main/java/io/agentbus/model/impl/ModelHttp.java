@@ -34,7 +34,7 @@ public final class ModelHttp {
   }
 
   private final ModelOptions options;
-  private final String secret;
+  private final SecretRedactor redactor;
   private final NegotiatedClient client;
   private volatile boolean closed;
   private volatile Endpoint endpoint;
@@ -54,7 +54,7 @@ public final class ModelHttp {
    */
   public ModelHttp(Vertx vertx, ModelOptions options, TrustOptions trust) {
     this.options = new ModelOptions(options);
-    this.secret = options.getApiKey();
+    this.redactor = new SecretRedactor(options.getApiKey());
     this.client = new NegotiatedClient(vertx, this.options, trust, this::redact);
   }
 
@@ -69,11 +69,12 @@ public final class ModelHttp {
   private Endpoint endpoint(String url, MultiMap headers) {
     Endpoint e = endpoint;
     if (e == null || !e.url().equals(url) || e.headers() != headers) {
+      // never followed: a redirect would carry the API key to wherever it points
       RequestOptions json = new RequestOptions().setMethod(HttpMethod.POST).setAbsoluteURI(url).setHeaders(headers)
-          .setIdleTimeout(options.getRequestTimeoutMs());
+          .setIdleTimeout(options.getRequestTimeoutMs()).setFollowRedirects(false);
       RequestOptions sse = new RequestOptions().setMethod(HttpMethod.POST).setAbsoluteURI(url)
           .setHeaders(MultiMap.caseInsensitiveMultiMap().addAll(headers).set("accept", "text/event-stream"))
-          .setIdleTimeout(options.getRequestTimeoutMs());
+          .setIdleTimeout(options.getRequestTimeoutMs()).setFollowRedirects(false);
       e = new Endpoint(url, headers, json, sse);
       endpoint = e;
     }
@@ -100,6 +101,9 @@ public final class ModelHttp {
 
   private Future<JsonResponse> jsonResponse(HttpClientResponse resp, Buffer b) {
     String requestId = requestId(resp.headers());
+    if (resp.statusCode() / 100 == 3) {
+      return Future.failedFuture(redirected(resp));
+    }
     if (resp.statusCode() / 100 != 2) {
       return Future.failedFuture(httpError(resp.statusCode(), resp.headers(), b));
     }
@@ -133,6 +137,10 @@ public final class ModelHttp {
         .compose(req -> req.send(body.toBuffer()))
         .recover(err -> Future.failedFuture(transportFailure(err)))
         .compose(resp -> {
+          if (resp.statusCode() / 100 == 3) {
+            resp.request().reset();
+            return Future.failedFuture(redirected(resp));
+          }
           if (resp.statusCode() / 100 != 2) {
             return resp.body()
                 .recover(err -> Future.succeededFuture(Buffer.buffer()))
@@ -170,6 +178,18 @@ public final class ModelHttp {
     return done.future();
   }
 
+  private ModelException redirected(HttpClientResponse resp) {
+    String location = resp.headers().get("location");
+    return new ModelException(Kind.PROTOCOL, resp.statusCode(), null, redact("the model endpoint answered "
+        + resp.statusCode() + " with a redirect" + (location == null ? "" : " to " + truncate(location, 200))
+        + "; redirects are not followed, so that the API key never goes elsewhere: set the base URL to the final address"),
+        requestId(resp.headers()), false, -1, null);
+  }
+
+  private static String truncate(String text, int max) {
+    return text.length() > max ? text.substring(0, max) + "..." : text;
+  }
+
   /**
    * Maps an HTTP error response to a {@link ModelException}, reading the API's error body
    * ({@code {"error": {"type", "message"}, "request_id"}} for both providers).
@@ -195,15 +215,14 @@ public final class ModelHttp {
           requestId = r;
         }
       } catch (DecodeException | ClassCastException e) {
-        String text = body.toString();
-        message = text.length() > 200 ? text.substring(0, 200) + "..." : text;
+        message = truncate(body.toString(), 200);
       }
     }
     if (message == null) {
       message = "HTTP " + status;
     }
     boolean retryable = RetryPolicy.shouldRetry(status, headers);
-    return new ModelException(kindOf(status, type), status, type, redact(message), requestId, retryable,
+    return new ModelException(kindOf(status, type), status, redact(type), redact(message), redact(requestId), retryable,
         RetryPolicy.retryAfterMs(headers), null);
   }
 
@@ -220,7 +239,7 @@ public final class ModelHttp {
     String type = error.getValue("type") instanceof String t ? t : null;
     String message = error.getValue("message") instanceof String m ? m : "error event in stream";
     String rid = data.getValue("request_id") instanceof String r ? r : requestId;
-    return new ModelException(Kind.STREAM_ERROR, 0, type, redact(message), rid, false, -1, null);
+    return new ModelException(Kind.STREAM_ERROR, 0, redact(type), redact(message), redact(rid), false, -1, null);
   }
 
   /**
@@ -248,7 +267,7 @@ public final class ModelHttp {
    * @return a protocol error (a response we could not understand), not retryable
    */
   public ModelException protocolError(String message, String requestId) {
-    return new ModelException(Kind.PROTOCOL, 0, null, redact(message), requestId, false, -1, null);
+    return new ModelException(Kind.PROTOCOL, 0, null, redact(message), redact(requestId), false, -1, null);
   }
 
   private static Kind kindOf(int status, String type) {
@@ -268,20 +287,22 @@ public final class ModelHttp {
     };
   }
 
-  private static String requestId(MultiMap headers) {
+  private String requestId(MultiMap headers) {
     if (headers == null) {
       return null;
     }
     String id = headers.get("request-id");
-    return id != null ? id : headers.get("x-request-id");
+    return redact(id != null ? id : headers.get("x-request-id"));
   }
 
-  /** Never let the API key leak into an exception message, whatever a server echoes back. */
-  private String redact(String message) {
-    if (message == null || secret == null || secret.length() < 4) {
-      return message;
-    }
-    return message.replace(secret, "[redacted]");
+  /**
+   * Never let the API key leak, whatever a server echoes back, in whatever case or encoding.
+   *
+   * @param text text that came from upstream
+   * @return the text without the API key
+   */
+  public String redact(String text) {
+    return redactor.redact(text);
   }
 
   private static ModelException closedException() {

@@ -201,11 +201,14 @@ public final class OpenAiCodec {
    * @param body a {@code chat.completion} object
    * @param requestId the request id header, may be null
    * @return the canonical reply
+   * @throws ModelException (protocol) when the body is not a {@code chat.completion}
    */
   public static ModelResponse response(JsonObject body, String requestId) {
-    JsonArray choices = body.getJsonArray("choices", new JsonArray());
-    JsonObject choice = choices.isEmpty() ? new JsonObject() : choices.getJsonObject(0);
-    JsonObject message = choice.getJsonObject("message", new JsonObject());
+    if (!(body.getValue("choices") instanceof JsonArray choices) || choices.isEmpty()
+        || !(choices.getValue(0) instanceof JsonObject choice) || !(choice.getValue("message") instanceof JsonObject message)) {
+      throw new ModelException(ModelException.Kind.PROTOCOL, "the response is not a Chat Completions response (no "
+          + "choices[0].message)" + (requestId == null ? "" : " [request-id " + requestId + "]"), false, null);
+    }
     JsonArray content = new JsonArray();
     String text = message.getString("content");
     String refusal = message.getString("refusal");
