@@ -5,19 +5,23 @@ import java.util.Locale;
 /**
  * A fault the mock injects into one request. Spec syntax (used in options, {@link
  * MockModelServer#enqueueFaults} and the {@code x-mock-fault} request header):
- * {@code kind[;retry-after=S][;retry-after-ms=MS][;should-retry=true|false][;latency=MS]} where
+ * {@code kind[;retry-after=S][;retry-after-ms=MS][;should-retry=true|false][;latency=MS][;after=N]} where
  * kind is one of {@code 429}, {@code 529} (503 on the OpenAI endpoint), {@code 500},
  * {@code broken-stream} (connection closed in the middle of the SSE body; a plain request gets the
  * connection closed before any response), {@code stream-error} (an {@code error} event in the
- * middle of the stream; a plain request gets a 529/503) or {@code latency} (only delays).
+ * middle of the stream; a plain request gets a 529/503) or {@code latency} (only delays). For the
+ * two stream faults, {@code after=N} puts the fault after the first N events instead of halfway
+ * ({@code after=1}: right after {@code message_start}, before any delta).
  *
  * @param kind the fault kind
  * @param retryAfter the {@code retry-after} header value, or null
  * @param retryAfterMs the {@code retry-after-ms} header value, or null
  * @param shouldRetry the {@code x-should-retry} header value, or null
  * @param latencyMs extra latency before the fault, 0 if none
+ * @param afterEvents the stream events sent before a stream fault, or -1 for halfway
  */
-public record MockFault(Kind kind, String retryAfter, String retryAfterMs, Boolean shouldRetry, long latencyMs) {
+public record MockFault(Kind kind, String retryAfter, String retryAfterMs, Boolean shouldRetry, long latencyMs,
+                        int afterEvents) {
 
   /** Fault kinds. */
   public enum Kind {
@@ -55,6 +59,7 @@ public record MockFault(Kind kind, String retryAfter, String retryAfterMs, Boole
     String retryAfterMs = null;
     Boolean shouldRetry = null;
     long latency = 0;
+    int after = -1;
     for (int i = 1; i < parts.length; i++) {
       String[] kv = parts[i].trim().split("=", 2);
       String value = kv.length > 1 ? kv[1].trim() : "";
@@ -63,9 +68,10 @@ public record MockFault(Kind kind, String retryAfter, String retryAfterMs, Boole
         case "retry-after-ms" -> retryAfterMs = value;
         case "should-retry" -> shouldRetry = Boolean.parseBoolean(value);
         case "latency" -> latency = Long.parseLong(value);
+        case "after" -> after = Math.max(0, Integer.parseInt(value));
         default -> throw new IllegalArgumentException("unknown fault parameter '" + kv[0] + "'");
       }
     }
-    return new MockFault(kind, retryAfter, retryAfterMs, shouldRetry, latency);
+    return new MockFault(kind, retryAfter, retryAfterMs, shouldRetry, latency, after);
   }
 }

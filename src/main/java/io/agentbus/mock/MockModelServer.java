@@ -278,7 +278,8 @@ public final class MockModelServer {
         : OpenAiWriter.chunks(prepared, includeUsage);
     resp.setChunked(true).putHeader("content-type", "text/event-stream; charset=utf-8")
         .putHeader("cache-control", "no-cache");
-    int cut = fault == null ? -1 : Math.max(1, frames.size() / 2);
+    int cut = fault == null ? -1 : fault.afterEvents() >= 0 ? Math.min(fault.afterEvents(), frames.size())
+        : Math.max(1, frames.size() / 2);
     String tail = null;
     if (fault != null && fault.kind() == MockFault.Kind.STREAM_ERROR) {
       tail = api == Api.ANTHROPIC ? AnthropicWriter.errorFrame("overloaded_error", "Overloaded", requestId)

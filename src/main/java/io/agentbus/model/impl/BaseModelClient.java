@@ -12,6 +12,8 @@ import io.vertx.core.Handler;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -96,21 +98,41 @@ public abstract class BaseModelClient implements ModelClient {
     return retry.execute(provider() + " stream", () -> attempt(body, headers, handler));
   }
 
+  /**
+   * One streamed attempt. Events that carry no content ({@code message_start}, usage) are held
+   * back until the first content event, so that a stream failing before any content reached
+   * the caller is retried like any other transient failure, and the caller never sees an
+   * attempt twice.
+   */
   private Future<ModelResponse> attempt(JsonObject body, MultiMap headers, Handler<ModelStreamEvent> handler) {
+    List<ModelStreamEvent> held = new ArrayList<>(2);
     boolean[] delivered = {false};
     String[] requestId = {null};
-    StreamAssembler assembler = assembler(ev -> {
-      delivered[0] = true;
+    Handler<ModelStreamEvent> deliver = ev -> {
       try {
         handler.handle(ev);
       } catch (RuntimeException e) {
         log.warn("{} stream handler failed: {}", provider(), e.toString());
       }
+    };
+    StreamAssembler assembler = assembler(ev -> {
+      if (!delivered[0] && !carriesContent(ev)) {
+        held.add(ev);
+        return;
+      }
+      if (!delivered[0]) {
+        delivered[0] = true;
+        held.forEach(deliver::handle);
+        held.clear();
+      }
+      deliver.handle(ev);
     }, () -> requestId[0]);
     return http.postSse(url, headers, body, rid -> requestId[0] = rid, assembler::handle)
         .compose(v -> {
           try {
-            return Future.succeededFuture(assembler.finish());
+            ModelResponse response = assembler.finish();
+            held.forEach(deliver::handle);
+            return Future.succeededFuture(response);
           } catch (ModelException e) {
             return Future.failedFuture(e);
           }
@@ -119,6 +141,10 @@ public abstract class BaseModelClient implements ModelClient {
           ModelException me = http.transportFailure(err);
           return Future.failedFuture(delivered[0] ? me.withRetryable(false) : me);
         });
+  }
+
+  private static boolean carriesContent(ModelStreamEvent ev) {
+    return !(ev instanceof ModelStreamEvent.MessageStarted) && !(ev instanceof ModelStreamEvent.UsageUpdated);
   }
 
   @Override

@@ -18,6 +18,7 @@ import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.TrustOptions;
+import java.util.Set;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -34,6 +35,10 @@ public final class ModelHttp {
   }
 
   private final ModelOptions options;
+  /** Stream {@code error} types that say "try again": Anthropic's and OpenAI's server-side ones. */
+  private static final Set<String> TRANSIENT_STREAM_ERRORS = Set.of("overloaded_error", "api_error", "server_error",
+      "rate_limit_error", "timeout_error");
+
   private final SecretRedactor redactor;
   private final NegotiatedClient client;
   private volatile boolean closed;
@@ -228,7 +233,8 @@ public final class ModelHttp {
 
   /**
    * Maps a streamed {@code error} payload ({@code {"type":"error","error":{type, message}}}) to a
-   * non-retryable {@link ModelException} of kind {@link Kind#STREAM_ERROR}.
+   * {@link ModelException} of kind {@link Kind#STREAM_ERROR}, retryable when its type is a
+   * transient server-side error; the client retries it only while no content reached the caller.
    *
    * @param data the error event payload
    * @param requestId the request id of the response, may be null
@@ -239,7 +245,9 @@ public final class ModelHttp {
     String type = error.getValue("type") instanceof String t ? t : null;
     String message = error.getValue("message") instanceof String m ? m : "error event in stream";
     String rid = data.getValue("request_id") instanceof String r ? r : requestId;
-    return new ModelException(Kind.STREAM_ERROR, 0, redact(type), redact(message), redact(rid), false, -1, null);
+    // a transient error before any content reached the caller is retried (see BaseModelClient)
+    boolean transientError = type != null && TRANSIENT_STREAM_ERRORS.contains(type);
+    return new ModelException(Kind.STREAM_ERROR, 0, redact(type), redact(message), redact(rid), transientError, -1, null);
   }
 
   /**
