@@ -13,9 +13,11 @@ import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,12 +31,18 @@ import org.slf4j.LoggerFactory;
  * <p>Config: {@code {servers: ["name", ...], listTimeoutMs?: 30000}}, or pass them to the
  * constructor. Start completes once every listed server answered or failed (a server that
  * is not up yet joins the catalog with its first tools-changed event).
+ *
+ * <p>A server may flood {@code tools/list_changed}: an event that repeats a server's current
+ * tools changes nothing, and rebuilds are at most one per {@link #MIN_REBUILD_INTERVAL_MS}
+ * (the first at once, later ones coalesced into one at the end of the interval).
  */
 public class CatalogVerticle extends VerticleBase {
 
   private static final Logger log = LoggerFactory.getLogger(CatalogVerticle.class);
   /** Default time allowed for the initial {@code tools/list} of one server. */
   public static final long DEFAULT_LIST_TIMEOUT_MS = 30_000;
+  /** Rebuilds are at least this far apart; changes within it are coalesced. */
+  public static final long MIN_REBUILD_INTERVAL_MS = 100;
 
   private final ToolCatalog catalog;
   private List<String> servers;
@@ -42,6 +50,9 @@ public class CatalogVerticle extends VerticleBase {
   private final Map<String, List<JsonObject>> tools = new LinkedHashMap<>();
   /** Bumped on every event for a server, so a slower tools/list reply cannot undo it. */
   private final Map<String, Long> generation = new HashMap<>();
+  private long lastRebuildNanos;
+  private long rebuildTimer = -1;
+  private final Set<String> pendingReasons = new LinkedHashSet<>();
 
   /** Servers and timeout come from {@code config()}; the catalog is {@link ToolCatalog#shared}. */
   public CatalogVerticle() {
@@ -121,8 +132,12 @@ public class CatalogVerticle extends VerticleBase {
       return;
     }
     generation.merge(server, 1L, Long::sum);
-    tools.put(server, toolList(body.getJsonArray("tools")));
-    rebuild("tools of '" + server + "' changed");
+    List<JsonObject> list = toolList(body.getJsonArray("tools"));
+    if (list.equals(tools.get(server))) {
+      return;
+    }
+    tools.put(server, list);
+    rebuildSoon("tools of '" + server + "' changed");
   }
 
   private void onStatus(Message<JsonObject> msg) {
@@ -131,11 +146,34 @@ public class CatalogVerticle extends VerticleBase {
       String server = body.getString("server");
       generation.merge(server, 1L, Long::sum);
       tools.remove(server);
-      rebuild("server '" + server + "' stopped");
+      rebuildSoon("server '" + server + "' stopped");
     }
   }
 
+  private void rebuildSoon(String why) {
+    pendingReasons.add(why);
+    if (rebuildTimer >= 0) {
+      return;
+    }
+    long waitMs = MIN_REBUILD_INTERVAL_MS - (System.nanoTime() - lastRebuildNanos) / 1_000_000;
+    if (lastRebuildNanos == 0 || waitMs <= 0) {
+      rebuildPending();
+    } else {
+      rebuildTimer = vertx.setTimer(waitMs, t -> {
+        rebuildTimer = -1;
+        rebuildPending();
+      });
+    }
+  }
+
+  private void rebuildPending() {
+    String why = String.join(", ", pendingReasons);
+    pendingReasons.clear();
+    rebuild(why);
+  }
+
   private void rebuild(String why) {
+    lastRebuildNanos = System.nanoTime();
     ToolCatalog cat = catalog();
     CatalogSnapshot previous = cat.current();
     long start = System.nanoTime();
