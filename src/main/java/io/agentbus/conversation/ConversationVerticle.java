@@ -3,6 +3,7 @@ package io.agentbus.conversation;
 import io.agentbus.bus.Actions;
 import io.agentbus.bus.Addresses;
 import io.agentbus.bus.FailureCodes;
+import io.agentbus.bus.RetryLaterException;
 import io.agentbus.bus.SharedJsonCodec;
 import io.agentbus.catalog.ToolCatalog;
 import io.agentbus.dispatch.DispatcherOptions;
@@ -212,14 +213,30 @@ public class ConversationVerticle extends VerticleBase {
       } else {
         Throwable err = ar.cause();
         LOG.warn("[{}] turn failed: {}", c.id(), err.getMessage());
-        int code = err instanceof ModelException ? FailureCodes.UPSTREAM : FailureCodes.INTERNAL;
-        msg.fail(code, err instanceof ModelException ? "model API error: " + err.getMessage() : String.valueOf(err.getMessage()));
+        failTurn(msg, err);
       }
       if (draining && activeTurns == 0) {
         drainWaiters.forEach(w -> w.reply(drained()));
         drainWaiters.clear();
       }
     });
+  }
+
+  /**
+   * A model API failure is 502, except a rate limit (429) or overload (503) that outlasted the
+   * retries: those say when to come back, and the caller gets that through.
+   */
+  private static void failTurn(Message<JsonObject> msg, Throwable err) {
+    if (!(err instanceof ModelException me)) {
+      msg.fail(FailureCodes.INTERNAL, String.valueOf(err.getMessage()));
+      return;
+    }
+    String message = "model API error: " + me.getMessage();
+    switch (me.kind()) {
+      case RATE_LIMITED -> msg.reply(new RetryLaterException(FailureCodes.QUEUE_FULL, message, me.retryAfterMs()));
+      case OVERLOADED -> msg.reply(new RetryLaterException(FailureCodes.UNAVAILABLE, message, me.retryAfterMs()));
+      default -> msg.fail(FailureCodes.UPSTREAM, message);
+    }
   }
 
   /** Refuses new turns from now on; replies once no turn runs on this instance. */

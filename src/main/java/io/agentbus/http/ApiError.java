@@ -1,6 +1,7 @@
 package io.agentbus.http;
 
 import io.agentbus.bus.FailureCodes;
+import io.agentbus.bus.RetryLaterException;
 import io.vertx.core.VertxException;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonObject;
@@ -14,11 +15,17 @@ final class ApiError extends VertxException {
 
   private final int status;
   private final String type;
+  private final int retryAfterSeconds;
 
   ApiError(int status, String type, String message) {
+    this(status, type, message, 0);
+  }
+
+  private ApiError(int status, String type, String message, int retryAfterSeconds) {
     super(message, true);
     this.status = status;
     this.type = type;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 
   /** @return an error of that status with the usual type for it */
@@ -42,8 +49,17 @@ final class ApiError extends VertxException {
     return type;
   }
 
+  /** @return the seconds an upstream asked the caller to wait, or 0 when it did not say */
+  int retryAfterSeconds() {
+    return retryAfterSeconds;
+  }
+
   JsonObject toJson() {
-    return new JsonObject().put("error", new JsonObject().put("type", type).put("message", getMessage()));
+    JsonObject error = new JsonObject().put("type", type).put("message", getMessage());
+    if (retryAfterSeconds > 0) {
+      error.put("retryAfterSeconds", retryAfterSeconds);
+    }
+    return new JsonObject().put("error", error);
   }
 
   static String typeOf(int status) {
@@ -73,6 +89,10 @@ final class ApiError extends VertxException {
   static ApiError fromBus(Throwable err, String what) {
     if (err instanceof ApiError e) {
       return e;
+    }
+    if (err instanceof RetryLaterException rl) {
+      int seconds = rl.retryAfterMs() <= 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, (rl.retryAfterMs() + 999) / 1000);
+      return new ApiError(rl.failureCode(), typeOf(rl.failureCode()), String.valueOf(rl.getMessage()), seconds);
     }
     if (err instanceof ReplyException re) {
       switch (re.failureType()) {

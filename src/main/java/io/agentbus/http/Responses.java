@@ -56,7 +56,9 @@ final class Responses {
     if (gone(r)) {
       return;
     }
-    if (e.status() == 503 || e.status() == 429) {
+    if (e.retryAfterSeconds() > 0) {
+      r.putHeader(HttpHeaders.RETRY_AFTER, String.valueOf(e.retryAfterSeconds()));
+    } else if (e.status() == 503 || e.status() == 429) {
       r.putHeader(HttpHeaders.RETRY_AFTER, retryAfter);
     }
     if (e.status() == 401) {

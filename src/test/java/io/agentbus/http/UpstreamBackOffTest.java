@@ -1,0 +1,68 @@
+package io.agentbus.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.agentbus.Agentbus;
+import io.agentbus.AgentbusOptions;
+import io.agentbus.conversation.ConversationOptions;
+import io.agentbus.mock.MockModelOptions;
+import io.agentbus.mock.MockModelServer;
+import io.agentbus.model.ModelOptions;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** When the model API says "come back later" and the retries are spent, the caller is told when. */
+class UpstreamBackOffTest {
+
+  private Vertx vertx;
+  private MockModelServer mock;
+  private WebClient web;
+  private int port;
+
+  @BeforeEach
+  void start() {
+    vertx = Vertx.vertx();
+    mock = MockModelServer.start(vertx, new MockModelOptions().setMode(MockModelOptions.MODE_SCRIPT)).await();
+    ModelOptions model = new ModelOptions().setProvider(ModelOptions.ANTHROPIC).setApiKey("test-key")
+      .setBaseUrl("http://127.0.0.1:" + mock.actualPort()).setModel("mock-model").setMaxRetries(0);
+    Agentbus.deploy(vertx, new AgentbusOptions().setConversationInstances(1)
+      .setConversation(new ConversationOptions().setModel(model))).await();
+    HttpApiVerticle api = new HttpApiVerticle(new HttpApiOptions().setPort(0).setHost("127.0.0.1"));
+    vertx.deployVerticle(api).await();
+    port = api.actualPort();
+    web = WebClient.create(vertx);
+  }
+
+  @AfterEach
+  void stop() {
+    vertx.close().await();
+  }
+
+  private String create() {
+    HttpResponse<Buffer> r = web.post(port, "127.0.0.1", "/v1/conversations").sendJsonObject(new JsonObject()).await();
+    assertEquals(201, r.statusCode(), r.bodyAsString());
+    return r.bodyAsJsonObject().getString("id");
+  }
+
+  @ParameterizedTest
+  @CsvSource({"429;retry-after=17,429,17", "529;retry-after-ms=4200,503,5"})
+  void aRateLimitPassesItsRetryAfterOn(String fault, int status, String retryAfter) {
+    String id = create();
+    mock.enqueueFaults(fault);
+    HttpResponse<Buffer> r = web.post(port, "127.0.0.1", "/v1/conversations/" + id + "/messages")
+      .timeout(TimeUnit.SECONDS.toMillis(20)).sendJsonObject(new JsonObject().put("content", "hi")).await();
+    assertEquals(status, r.statusCode(), r.bodyAsString());
+    assertEquals(retryAfter, r.getHeader("retry-after"));
+    assertEquals(Integer.parseInt(retryAfter), r.bodyAsJsonObject().getJsonObject("error").getInteger("retryAfterSeconds"));
+    assertTrue(r.bodyAsJsonObject().getJsonObject("error").getString("message").contains("model API error"), r.bodyAsString());
+  }
+}
