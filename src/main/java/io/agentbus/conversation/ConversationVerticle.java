@@ -190,9 +190,11 @@ public class ConversationVerticle extends VerticleBase {
   }
 
   private void send(Message<JsonObject> msg, Conversation c, JsonObject body) {
-    String problem = UserContent.check(body.getValue("content"));
-    if (problem != null) {
-      msg.fail(FailureCodes.BAD_REQUEST, problem);
+    Object content;
+    try {
+      content = UserContent.normalize(body.getValue("content"));
+    } catch (UserContent.Invalid e) {
+      msg.fail(FailureCodes.BAD_REQUEST, e.getMessage());
       return;
     }
     if (activeTurns >= options.getMaxActiveTurns()) {
@@ -205,8 +207,13 @@ public class ConversationVerticle extends VerticleBase {
     }
     activeTurns++;
     c.turnStarted();
-    runner.run(c, body.getValue("content")).onComplete(ar -> {
+    int committed = c.history().size();
+    runner.run(c, content).onComplete(ar -> {
       activeTurns--;
+      if (ar.failed()) {
+        // a failed turn leaves the history as the last turn that ended left it
+        c.history().subList(committed, c.history().size()).clear();
+      }
       c.release();
       if (ar.succeeded()) {
         msg.reply(ar.result(), SharedJsonCodec.shared());

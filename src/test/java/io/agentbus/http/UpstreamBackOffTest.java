@@ -65,4 +65,42 @@ class UpstreamBackOffTest {
     assertEquals(Integer.parseInt(retryAfter), r.bodyAsJsonObject().getJsonObject("error").getInteger("retryAfterSeconds"));
     assertTrue(r.bodyAsJsonObject().getJsonObject("error").getString("message").contains("model API error"), r.bodyAsString());
   }
+
+  @org.junit.jupiter.api.Test
+  void aFailedTurnLeavesTheHistoryAsItWasAndTheNextTurnWorks() {
+    String id = create();
+    mock.enqueueFaults("429;retry-after=1");
+    HttpResponse<Buffer> failed = send(id, new JsonObject().put("content", "first"));
+    assertEquals(429, failed.statusCode(), failed.bodyAsString());
+    HttpResponse<Buffer> got = web.get(port, "127.0.0.1", "/v1/conversations/" + id).send().await();
+    assertEquals(0, got.bodyAsJsonObject().getJsonArray("messages").size(), got.bodyAsString());
+    HttpResponse<Buffer> next = send(id, new JsonObject().put("content", "second"));
+    assertEquals(200, next.statusCode(), next.bodyAsString());
+    got = web.get(port, "127.0.0.1", "/v1/conversations/" + id).send().await();
+    assertEquals(2, got.bodyAsJsonObject().getJsonArray("messages").size(), got.bodyAsString());
+  }
+
+  @org.junit.jupiter.api.Test
+  void contentTheModelApiWouldRejectIsA400AndTheConversationStaysUsable() {
+    String id = create();
+    JsonObject deep = new JsonObject();
+    JsonObject at = deep;
+    for (int i = 0; i < 990; i++) {
+      JsonObject next = new JsonObject();
+      at.put("x", next);
+      at = next;
+    }
+    HttpResponse<Buffer> bad = send(id, new JsonObject().put("content",
+      new io.vertx.core.json.JsonArray().add(new JsonObject().put("type", "text").put("text", "hi").put("extra", deep))));
+    assertEquals(400, bad.statusCode(), bad.bodyAsString());
+    assertTrue(bad.bodyAsString().contains("unknown field 'extra'"), bad.bodyAsString());
+    HttpResponse<Buffer> got = web.get(port, "127.0.0.1", "/v1/conversations/" + id).send().await();
+    assertEquals(200, got.statusCode(), got.bodyAsString());
+    assertEquals(200, send(id, new JsonObject().put("content", "fine")).statusCode());
+  }
+
+  private HttpResponse<Buffer> send(String id, JsonObject body) {
+    return web.post(port, "127.0.0.1", "/v1/conversations/" + id + "/messages")
+      .timeout(TimeUnit.SECONDS.toMillis(20)).sendJsonObject(body).await();
+  }
 }
