@@ -5,6 +5,7 @@ import io.agentbus.cli.ChatCommand;
 import io.agentbus.cli.Cli;
 import io.agentbus.cli.CliArgs;
 import io.agentbus.cli.DemoServerCommand;
+import io.agentbus.cli.FatalErrors;
 import io.agentbus.cli.ServeCommand;
 import io.agentbus.cli.ToolsCommand;
 import io.agentbus.config.ConfigException;
@@ -21,13 +22,15 @@ public final class AgentMain {
   private static final String USAGE = String.join("\n",
     "usage: java -jar agentbus.jar COMMAND [options]",
     "  serve [--config FILE] [--mcp-config FILE]   run Agentbus: MCP servers, agent loop and HTTP API",
-    "  tools [--mcp-config FILE] [--json]          connect to every MCP server and list its tools",
-    "  call SERVER TOOL ['JSON-ARGS'] [--mcp-config FILE] [--timeout MS]",
+    "  tools [--mcp-config FILE] [--json] [--include-hidden]",
+    "                                              connect to every MCP server and list the tools it exposes",
+    "  call SERVER TOOL ['JSON-ARGS'] [--mcp-config FILE] [--timeout MS] [--include-hidden]",
     "                                              call one tool and print the result",
+    "      --include-hidden: also list / call tools that allowedTools or disabledTools hide",
     "  chat [--config FILE] [--mcp-config FILE]    chat in the terminal with an in-process Agentbus",
     "  chat --url http://HOST:PORT [--token T]     chat with a running 'serve' (token also from AGENTBUS_TOKEN)",
     "  demo-server                                 run the built-in demo MCP server on stdio",
-    "options: --verbose  log at INFO (default for these commands: WARN)");
+    "options: --verbose  log at INFO to stderr (default for these commands: WARN; chat logs to a file it names)");
 
   private AgentMain() {
   }
@@ -48,7 +51,7 @@ public final class AgentMain {
     }
     CliArgs args;
     try {
-      args = new CliArgs(argv.subList(1, argv.size()), Set.of("json", "verbose"), Set.of("mcp-config", "timeout", "config", "url", "token"));
+      args = new CliArgs(argv.subList(1, argv.size()), Set.of("json", "verbose", "include-hidden"), Set.of("mcp-config", "timeout", "config", "url", "token"));
     } catch (IllegalArgumentException e) {
       return Cli.fail(err, e.getMessage() + "\n" + USAGE);
     }
@@ -60,6 +63,9 @@ public final class AgentMain {
     // One event loop per core (Vert.x defaults to two): a turn runs on one loop, and the
     // conversation instances and HTTP listeners are deployed one per loop.
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(AgentbusOptions.DEFAULT_CONVERSATION_INSTANCES));
+    if ("serve".equals(command)) {
+      FatalErrors.install(vertx);
+    }
     try {
       return switch (command) {
         case "tools" -> ToolsCommand.run(vertx, args, out, err);

@@ -4,6 +4,7 @@ import io.agentbus.config.McpConfig;
 import io.agentbus.config.McpServerOptions;
 import io.agentbus.mcp.CallOptions;
 import io.agentbus.mcp.McpClient;
+import io.agentbus.mcp.server.ToolFilter;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
@@ -11,11 +12,16 @@ import java.io.PrintStream;
 import java.util.List;
 
 /**
- * {@code agentbus call SERVER TOOL 'JSON-ARGS' [--mcp-config FILE] [--timeout MS]}: prints
- * the {@code CallToolResult}; exit code 0, 1 for {@code isError: true}, 2 for protocol or
- * connection errors.
+ * {@code agentbus call SERVER TOOL 'JSON-ARGS' [--mcp-config FILE] [--timeout MS]
+ * [--include-hidden]}: prints the {@code CallToolResult}; exit code 0, 1 for
+ * {@code isError: true}, 2 for protocol or connection errors. A tool hidden by the server's
+ * {@code allowedTools} / {@code disabledTools} is refused (exit 2) unless
+ * {@code --include-hidden} is given, as it is everywhere else in Agentbus.
  */
 public final class CallCommand {
+
+  /** Flag that calls a tool even though {@code allowedTools} / {@code disabledTools} hide it. */
+  public static final String INCLUDE_HIDDEN = "include-hidden";
 
   private CallCommand() {
   }
@@ -23,7 +29,7 @@ public final class CallCommand {
   public static int run(Vertx vertx, CliArgs args, PrintStream out, PrintStream err) {
     List<String> pos = args.positional();
     if (pos.size() < 2 || pos.size() > 3) {
-      return Cli.fail(err, "usage: agentbus call SERVER TOOL ['JSON-ARGS'] [--mcp-config FILE] [--timeout MS]");
+      return Cli.fail(err, "usage: agentbus call SERVER TOOL ['JSON-ARGS'] [--mcp-config FILE] [--timeout MS] [--include-hidden]");
     }
     JsonObject arguments;
     try {
@@ -37,6 +43,11 @@ public final class CallCommand {
       return Cli.fail(err, "no server '" + pos.get(0) + "' in the MCP config (have: "
         + config.servers().stream().map(McpServerOptions::getName).toList() + ")");
     }
+    String tool = pos.get(1);
+    if (!args.flag(INCLUDE_HIDDEN) && !new ToolFilter(server.getAllowedTools(), server.getDisabledTools()).allows(tool)) {
+      return Cli.fail(err, "tool '" + tool + "' of server '" + server.getName() + "' is hidden by its allowedTools/disabledTools"
+        + " in " + args.option("mcp-config", Cli.DEFAULT_MCP_CONFIG) + " (add --include-hidden to call it anyway)");
+    }
     CallOptions callOptions = new CallOptions();
     String timeout = args.option("timeout", null);
     if (timeout != null) {
@@ -48,11 +59,11 @@ public final class CallCommand {
     }
     McpClient client = McpClient.create(vertx, server);
     try {
-      JsonObject result = Cli.await(client.connect().compose(init -> client.callTool(pos.get(1), arguments, callOptions)));
+      JsonObject result = Cli.await(client.connect().compose(init -> client.callTool(tool, arguments, callOptions)));
       out.println(result.encodePrettily());
       return result.getBoolean("isError", false) ? Cli.TOOL_ERROR : Cli.OK;
     } catch (RuntimeException e) {
-      return Cli.fail(err, "server '" + server.getName() + "': " + e.getMessage());
+      return Cli.fail(err, Cli.aboutServer(server.getName(), e));
     } finally {
       Cli.await(client.close().otherwiseEmpty());
     }

@@ -51,6 +51,15 @@ public final class Cli {
     }
   }
 
+  /**
+   * Puts a failure in the words of one server: {@code server 'x': message}, unless the
+   * message names the server already (most MCP failures do), so it is never named twice.
+   */
+  public static String aboutServer(String server, Throwable failure) {
+    String message = failure.getMessage() != null ? failure.getMessage() : failure.toString();
+    return message.contains("'" + server + "'") ? message : "server '" + server + "': " + message;
+  }
+
   /** Prints a one-line error. */
   public static int fail(PrintStream err, String message) {
     err.println("agentbus: " + message);

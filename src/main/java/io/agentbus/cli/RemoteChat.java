@@ -36,7 +36,7 @@ final class RemoteChat {
         return Cli.fail(err, "cannot create a conversation at " + base + ": HTTP " + created.statusCode() + " " + created.body());
       }
       String id = new JsonObject(created.body()).getString("id");
-      out.println("Agentbus chat at " + base + ". Empty line or Ctrl-D quits.");
+      out.println("Agentbus chat at " + base + demoNote(http, base) + ". Empty line or Ctrl-D quits.");
       BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
       while (true) {
         out.print("\nyou> ");
@@ -52,6 +52,18 @@ final class RemoteChat {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return Cli.FAILURE;
+    }
+  }
+
+  /** @return a note when the server answers with its built-in demo model ({@code GET /info}) */
+  private static String demoNote(HttpClient http, String base) throws InterruptedException {
+    try {
+      HttpResponse<String> info = http.send(HttpRequest.newBuilder(URI.create(base + "/info")).timeout(Duration.ofSeconds(5)).build(),
+        HttpResponse.BodyHandlers.ofString());
+      return info.statusCode() == 200 && new JsonObject(info.body()).getBoolean("demo", false)
+        ? " (DEMO MODE: its built-in mock model answers; the tool calls are real)" : "";
+    } catch (IOException | RuntimeException e) {
+      return "";
     }
   }
 
@@ -84,7 +96,8 @@ final class RemoteChat {
         }
         JsonObject data = new JsonObject(event.data());
         if ("error".equals(event.event())) {
-          err.println("\n[turn failed: " + data.encode() + "]");
+          JsonObject error = data.getJsonObject("error", new JsonObject());
+          out.println("\n  [turn failed: " + error.getString("message", data.encode()) + "]");
           done[0] = true;
         } else {
           done[0] = printer.print(data.put("type", event.event()));

@@ -9,8 +9,10 @@ import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.io.PrintStream;
+import java.net.BindException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -34,7 +36,12 @@ public final class ServeCommand {
   public static int run(Vertx vertx, CliArgs args, PrintStream out, PrintStream err) {
     AgentConfig agent = Cli.loadAgentConfig(args);
     McpConfig mcp = Cli.loadMcpConfig(args);
-    Launcher.Launched launched = Cli.await(Launcher.start(vertx, agent, mcp));
+    Launcher.Launched launched;
+    try {
+      launched = Cli.await(Launcher.start(vertx, agent, mcp));
+    } catch (RuntimeException e) {
+      return Cli.fail(err, "cannot start Agentbus: " + e.getMessage());
+    }
     HttpApiOptions httpOptions = new HttpApiOptions(agent.http()).setServers(launched.agentbus().servers());
     // One listener per event loop, each next to a conversation instance on the same loop, so
     // a turn runs where its request arrived (see ConversationVerticle).
@@ -43,11 +50,16 @@ public final class ServeCommand {
     try {
       HttpApiOptions onePort = httpOptions.getPort() != 0 ? httpOptions
         : new HttpApiOptions(httpOptions).setPort(HttpApiVerticle.Group.freePort(httpOptions.effectiveHost()));
-      apiDeployment = Cli.await(vertx.deployVerticle(() -> group.newMember(onePort),
+      boolean demo = launched.demoModel() != null;
+      apiDeployment = Cli.await(vertx.deployVerticle(() -> group.newMember(onePort).setDemoModel(demo),
         new DeploymentOptions().setInstances(Launcher.eventLoops(agent))));
     } catch (RuntimeException e) {
       Cli.await(launched.close().otherwiseEmpty());
-      return Cli.fail(err, "cannot start the HTTP API: " + e.getMessage());
+      return Cli.fail(err, "cannot start the HTTP API: " + (portInUse(e)
+        ? "port " + httpOptions.getPort() + " on " + httpOptions.effectiveHost() + " is already in use (another Agentbus?)."
+          + " Choose another one with AGENTBUS_PORT=PORT, or AGENTBUS_PORT=0 for any free port (or http.port in "
+          + args.option("config", Cli.DEFAULT_AGENT_CONFIG) + ")"
+        : e.getMessage()));
     }
     List<HttpApiVerticle> apis = group.members();
     HttpApiVerticle api = apis.get(0);
@@ -78,5 +90,16 @@ public final class ServeCommand {
       Thread.currentThread().interrupt();
     }
     return Cli.OK;
+  }
+
+  /** @return whether the failure (or a cause of it) says the address is taken */
+  static boolean portInUse(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof BindException
+        || (t.getMessage() != null && t.getMessage().toLowerCase(Locale.ROOT).contains("address already in use"))) {
+        return true;
+      }
+    }
+    return false;
   }
 }

@@ -3,6 +3,7 @@ package io.agentbus.cli;
 import io.agentbus.config.McpConfig;
 import io.agentbus.config.McpServerOptions;
 import io.agentbus.mcp.McpClient;
+import io.agentbus.mcp.server.ToolFilter;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
@@ -14,8 +15,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code agentbus tools [--mcp-config FILE] [--json]}: connects to every configured server
- * (in parallel) and prints its tools. Exit code 2 if any server failed.
+ * {@code agentbus tools [--mcp-config FILE] [--json] [--include-hidden]}: connects to every
+ * configured server (in parallel) and prints the tools it exposes, i.e. after its
+ * {@code allowedTools} / {@code disabledTools}; with {@code --include-hidden} the hidden ones
+ * too, marked as such. Exit code 2 if any server failed.
  */
 public final class ToolsCommand {
 
@@ -24,8 +27,11 @@ public final class ToolsCommand {
 
   public static int run(Vertx vertx, CliArgs args, PrintStream out, PrintStream err) {
     McpConfig config = Cli.loadMcpConfig(args);
+    boolean includeHidden = args.flag(CallCommand.INCLUDE_HIDDEN);
     Map<String, Future<McpClient>> connections = new LinkedHashMap<>();
+    Map<String, ToolFilter> filters = new LinkedHashMap<>();
     for (McpServerOptions server : config.enabledServers()) {
+      filters.put(server.getName(), new ToolFilter(server.getAllowedTools(), server.getDisabledTools()));
       McpClient client = McpClient.create(vertx, server);
       connections.put(server.getName(), client.connect().map(client)
         .recover(e -> client.close().transform(ar -> Future.failedFuture(e))));
@@ -37,18 +43,25 @@ public final class ToolsCommand {
       Future<McpClient> f = e.getValue();
       if (f.failed()) {
         failed = true;
-        err.println("agentbus: server '" + e.getKey() + "': " + f.cause().getMessage());
+        Cli.fail(err, Cli.aboutServer(e.getKey(), f.cause()));
         json.put(e.getKey(), new JsonObject().put("error", f.cause().getMessage()));
         continue;
       }
       McpClient client = f.result();
-      List<JsonObject> tools = client.tools();
-      json.put(e.getKey(), new JsonObject()
+      ToolFilter filter = filters.get(e.getKey());
+      List<JsonObject> all = client.tools();
+      List<String> hidden = all.stream().map(t -> t.getString("name")).filter(n -> !filter.allows(n)).toList();
+      List<JsonObject> tools = includeHidden ? all : all.stream().filter(t -> filter.allows(t.getString("name"))).toList();
+      JsonObject doc = new JsonObject()
         .put("serverInfo", client.initializeResult().getValue("serverInfo"))
         .put("protocolVersion", client.protocolVersion())
-        .put("tools", new JsonArray(new ArrayList<>(tools))));
+        .put("tools", new JsonArray(new ArrayList<>(tools)));
+      if (!hidden.isEmpty()) {
+        doc.put("hidden", new JsonArray(new ArrayList<>(hidden)));
+      }
+      json.put(e.getKey(), doc);
       if (!args.flag("json")) {
-        printServer(out, e.getKey(), client, tools);
+        printServer(out, e.getKey(), client, tools, hidden, includeHidden);
       }
     }
     if (args.flag("json")) {
@@ -59,12 +72,17 @@ public final class ToolsCommand {
     return failed ? Cli.FAILURE : Cli.OK;
   }
 
-  private static void printServer(PrintStream out, String name, McpClient client, List<JsonObject> tools) {
+  private static void printServer(PrintStream out, String name, McpClient client, List<JsonObject> tools,
+                                  List<String> hidden, boolean includeHidden) {
     JsonObject info = client.initializeResult().getJsonObject("serverInfo", new JsonObject());
+    int shown = tools.size() - (includeHidden ? hidden.size() : 0);
+    String hiddenNote = hidden.isEmpty() ? ""
+      : " (" + hidden.size() + " more hidden by allowedTools/disabledTools" + (includeHidden ? ", marked [hidden])" : "; --include-hidden lists them)");
     out.println(name + " (" + info.getString("name", "?") + " " + info.getString("version", "?")
-      + ", protocol " + client.protocolVersion() + "): " + tools.size() + " tools");
+      + ", protocol " + client.protocolVersion() + "): " + shown + " tools" + hiddenNote);
     for (JsonObject tool : tools) {
-      out.println("  " + tool.getString("name") + describe(tool));
+      String toolName = tool.getString("name");
+      out.println("  " + toolName + (hidden.contains(toolName) ? " [hidden]" : "") + describe(tool));
     }
   }
 

@@ -21,6 +21,7 @@ final class TurnPrinter {
         printedText = true;
       }
       case "tool_call_started" -> out.print("\n  [tool " + e.getString("name") + " ...]");
+      case "tool_call_progress" -> out.print("\n  [tool " + e.getString("name") + ": " + progress(e) + "]");
       case "tool_call_finished" -> out.print("\n  [tool " + e.getString("name") + (e.getBoolean("is_error", false)
         ? " failed" : " done") + " in " + e.getValue("duration_ms") + " ms]\nagentbus> ");
       case "done" -> {
@@ -29,8 +30,10 @@ final class TurnPrinter {
           out.print(result.getString("answer", ""));
         }
         String status = result.getString("status", "");
-        if (!"end_turn".equals(status)) {
-          out.print("\n  [" + status + (result.containsKey("error") ? ": " + result.getString("error") : "") + "]");
+        if ("error".equals(status)) {
+          out.print("\n  [turn failed: " + result.getValue("error", "unknown error") + "]");
+        } else if (!"end_turn".equals(status)) {
+          out.print("\n  [" + status + (result.containsKey("error") ? ": " + result.getValue("error") : "") + "]");
         }
         out.println();
         return true;
@@ -39,5 +42,14 @@ final class TurnPrinter {
       }
     }
     return false;
+  }
+
+  /** @return e.g. {@code 3/10 copying} from a {@code tool_call_progress} event */
+  static String progress(JsonObject e) {
+    Object progress = e.getValue("progress");
+    Object total = e.getValue("total");
+    String message = e.getString("message");
+    String amount = progress == null ? "" : total == null ? String.valueOf(progress) : progress + "/" + total;
+    return message == null || message.isBlank() ? amount : amount.isEmpty() ? message : amount + " " + message;
   }
 }

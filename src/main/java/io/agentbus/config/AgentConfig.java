@@ -2,6 +2,7 @@ package io.agentbus.config;
 
 import io.agentbus.conversation.ConversationOptions;
 import io.agentbus.conversation.HistoryPolicy;
+import io.agentbus.http.HttpApiOptions;
 import io.agentbus.model.ModelOptions;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
@@ -11,7 +12,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code conf/agent.json}: the model, the loop, the history policy and the HTTP API.
@@ -19,16 +23,22 @@ import java.util.Map;
  *
  * <pre>{@code
  * {"model": {"provider": "anthropic"|"openai", "model": "...", "baseUrl": "...", "apiKey": "...",
- *            "demo": false, "demoLatencyMs": 0,
- *            "maxRetries": 2, "maxConnections": 2500, "maxWaitQueueSize": -1, "http2": true,
- *            "http2MaxConnections": 492},
+ *            "demo": false, "demoLatencyMs": 0, "anthropicVersion": "2023-06-01",
+ *            "maxRetries": 2, "requestTimeoutMs": 600000, "connectTimeoutMs": 10000,
+ *            "maxConnections": 2500, "maxWaitQueueSize": -1, "http2": true,
+ *            "http2MaxConnections": 492, "promptCaching": true, "maxEventSize": 4194304},
  *  "system": "...", "maxTokens": 4096, "stream": true,
- *  "loop": {"maxIterations": 10, "tokenBudget": 0, "toolTimeoutMs": 60000, "maxActiveTurns": 20000},
+ *  "loop": {"maxIterations": 10, "tokenBudget": 0, "toolTimeoutMs": 60000, "turnTimeoutMs": 1740000,
+ *           "maxActiveTurns": 20000},
  *  "history": {"lastTurns": 0, "toolResultMaxChars": 0},
  *  "conversationInstances": 2, "drainTimeoutMs": 30000, "conversationIdleTimeoutMs": 0, "maxConversations": 100000,
  *  "http": {"host": "0.0.0.0", "port": 8080, "tokens": {"<token>": "<tenant>"}, "maxBodyBytes": 1048576,
- *           "maxInFlightTurns": 20000}}
+ *           "maxInFlightTurns": 20000, "retryAfterSeconds": 1}}
  * }</pre>
+ *
+ * <p>Every value is checked against the range its setter accepts (an int field above
+ * 2<sup>31</sup>-1 is an error, not a wrapped number); a wrong type is an error too. Keys
+ * that nothing reads are ignored with a warning naming each (and the nearest known name).
  *
  * <p>Every field is optional; the limits that size concurrency ({@code http.maxInFlightTurns},
  * {@code loop.maxActiveTurns}, {@code maxConversations}, {@code model.maxConnections}) default
@@ -36,6 +46,10 @@ import java.util.Map;
  * to override.
  */
 public final class AgentConfig {
+
+  private static final Logger LOG = LoggerFactory.getLogger(AgentConfig.class);
+  /** How errors name this file's content ({@link #load} puts the file name in front). */
+  private static final String OWNER = "agent config";
 
   private final ConversationOptions conversation;
   private final JsonObject http;
@@ -46,21 +60,24 @@ public final class AgentConfig {
   private final boolean demoModel;
   private final long demoLatencyMs;
   private final long drainTimeoutMs;
+  private final List<String> unknownFields;
 
   private AgentConfig(ConversationOptions conversation, JsonObject http, Integer conversationInstances, boolean demoModel,
-                      long demoLatencyMs, long drainTimeoutMs) {
+                      long demoLatencyMs, long drainTimeoutMs, List<String> unknownFields) {
     this.conversation = conversation;
     this.http = http;
     this.conversationInstances = conversationInstances;
     this.demoModel = demoModel;
     this.demoLatencyMs = demoLatencyMs;
     this.drainTimeoutMs = drainTimeoutMs;
+    this.unknownFields = List.copyOf(unknownFields);
   }
 
   /**
    * Reads the file; a missing file at the default location gives the defaults.
    *
    * @param env the process environment (API keys, {@code AGENTBUS_PORT}, {@code ${VAR}}s)
+   * @throws ConfigException naming the file, the field and the allowed values
    */
   public static AgentConfig load(Path file, boolean mustExist, Map<String, String> env) {
     if (!Files.exists(file) && !mustExist) {
@@ -72,79 +89,137 @@ public final class AgentConfig {
     } catch (IOException e) {
       throw new ConfigException(file + ": cannot read the agent config (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")");
     }
+    JsonObject json;
     try {
-      return fromJson(new JsonObject(text), env);
+      json = new JsonObject(text);
     } catch (DecodeException e) {
       throw new ConfigException(file + ": not valid JSON: " + e.getMessage());
+    }
+    try {
+      return read(json, env, file.toString());
     } catch (ConfigException e) {
       throw new ConfigException(file + ": " + e.getMessage());
     }
   }
 
-  /** Reads the parsed document; see the class comment for the shape. */
+  /**
+   * Reads the parsed document; see the class comment for the shape.
+   *
+   * @throws ConfigException naming the field and the allowed values
+   */
   public static AgentConfig fromJson(JsonObject raw, Map<String, String> env) {
+    return read(raw, env, "agent config");
+  }
+
+  private static AgentConfig read(JsonObject raw, Map<String, String> env, String source) {
+    try {
+      return readChecked(raw, env, source);
+    } catch (IllegalArgumentException e) {
+      // a setter refused a value the range checks let through: still a configuration error
+      throw new ConfigException(OWNER + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static AgentConfig readChecked(JsonObject raw, Map<String, String> env, String source) {
     JsonObject json = expand(raw, EnvExpander.of(env), "");
-    JsonFields top = new JsonFields(json, "agent config");
-    JsonObject m = orEmpty(top.object("model"));
-    JsonFields mf = new JsonFields(m, "agent config");
+    JsonFields top = new JsonFields(json, OWNER);
+    JsonFields model = top.object("model");
+    ConversationOptions conv = new ConversationOptions().setModel(model(model, env));
+    ifSet(top.string("system"), conv::setSystem);
+    ifSet(top.intField("maxTokens", 1), conv::setMaxTokens);
+    ifSet(top.bool("stream"), conv::setStream);
+    JsonFields loop = top.object("loop");
+    ifSet(loop.intField("maxIterations", 1), conv::setMaxIterations);
+    ifSet(loop.longField("tokenBudget", 0), conv::setTokenBudget);
+    ifSet(loop.longField("toolTimeoutMs", 1), conv::setToolTimeoutMs);
+    ifSet(loop.longField("turnTimeoutMs", 1), conv::setTurnTimeoutMs);
+    ifSet(loop.intField("maxActiveTurns", 1), conv::setMaxActiveTurns);
+    ifSet(top.intField("maxConversations", 1), conv::setMaxConversations);
+    ifSet(top.longField("conversationIdleTimeoutMs", 0), conv::setIdleTimeoutMs);
+    JsonFields history = top.object("history");
+    Integer lastTurns = history.intField("lastTurns", 0);
+    Integer toolResultMaxChars = history.intField("toolResultMaxChars", 0);
+    conv.setHistory(new HistoryPolicy(lastTurns == null ? 0 : lastTurns, toolResultMaxChars == null ? 0 : toolResultMaxChars));
+    Integer instances = top.intField("conversationInstances", 1);
+    JsonObject http = http(top.object("http"), json.getJsonObject("http"), env);
+    boolean demo = Boolean.TRUE.equals(model.bool("demo")) || conv.getModel().getApiKey() == null;
+    Long demoLatency = model.longField("demoLatencyMs", 0);
+    Long drain = top.longField("drainTimeoutMs", 0);
+    top.unknownFields().forEach(u -> LOG.warn("{}: {}", source, u));
+    return new AgentConfig(conv, http, instances, demo, demoLatency == null ? 0 : demoLatency,
+      drain == null ? DEFAULT_DRAIN_TIMEOUT_MS : drain, top.unknownFields());
+  }
+
+  /**
+   * The model: the environment ({@link ModelOptions#fromEnv(Map)}) for the configured
+   * provider, then every {@link ModelOptions} field the file sets, each checked against the
+   * range of its setter.
+   */
+  private static ModelOptions model(JsonFields m, Map<String, String> env) {
     ModelOptions fromEnv = ModelOptions.fromEnv(env);
-    String provider = mf.string("provider");
+    String provider = m.string("provider");
     if (provider != null && !provider.equals(ModelOptions.ANTHROPIC) && !provider.equals(ModelOptions.OPENAI)) {
-      throw new ConfigException("agent config: field 'model.provider' must be \"anthropic\" or \"openai\"");
+      throw m.error("provider", "must be \"anthropic\" or \"openai\"");
     }
     if (provider != null && !provider.equals(fromEnv.getProvider())) {
       fromEnv = ModelOptions.fromEnv(withProvider(env, provider));
     }
     ModelOptions model = new ModelOptions(fromEnv).setProvider(provider != null ? provider : fromEnv.getProvider());
-    String apiKey = mf.string("apiKey");
+    String apiKey = m.string("apiKey");
     if (apiKey != null && !apiKey.isBlank()) {
       model.setApiKey(apiKey);
     }
-    ifSet(mf.string("model"), model::setModel);
-    ifSet(mf.string("baseUrl"), model::setBaseUrl);
-    ifSet(mf.nonNegativeLong("maxRetries"), v -> model.setMaxRetries(v.intValue()));
-    ifSet(mf.positiveLong("maxConnections"), v -> model.setMaxConnections(v.intValue()));
-    ifSet(mf.nonNegativeOrUnbounded("maxWaitQueueSize"), v -> model.setMaxWaitQueueSize(v.intValue()));
-    ifSet(mf.positiveLong("requestTimeoutMs"), model::setRequestTimeoutMs);
-    ifSet(mf.bool("http2"), model::setHttp2);
-    ifSet(mf.positiveLong("http2MaxConnections"), v -> model.setHttp2MaxConnections(v.intValue()));
-    ifSet(mf.bool("promptCaching"), model::setPromptCaching);
+    ifSet(m.string("model"), model::setModel);
+    String baseUrl = m.string("baseUrl");
+    if (baseUrl != null && !baseUrl.startsWith("http://") && !baseUrl.startsWith("https://")) {
+      throw m.error("baseUrl", "must start with http:// or https://");
+    }
+    ifSet(baseUrl, model::setBaseUrl);
+    ifSet(m.string("anthropicVersion"), model::setAnthropicVersion);
+    ifSet(m.intField("maxRetries", 0), model::setMaxRetries);
+    ifSet(m.longField("requestTimeoutMs", 1), model::setRequestTimeoutMs);
+    ifSet(m.intField("connectTimeoutMs", 1), model::setConnectTimeoutMs);
+    ifSet(m.intField("maxConnections", 1), model::setMaxConnections);
+    Long waitQueue = m.integer("maxWaitQueueSize", -1, Integer.MAX_VALUE,
+      "-1 (unbounded) or an integer from 0 to " + Integer.MAX_VALUE);
+    ifSet(waitQueue, v -> model.setMaxWaitQueueSize(v.intValue()));
+    ifSet(m.bool("http2"), model::setHttp2);
+    ifSet(m.intField("http2MaxConnections", 1), model::setHttp2MaxConnections);
+    ifSet(m.bool("promptCaching"), model::setPromptCaching);
+    ifSet(m.intField("maxEventSize", 1024), model::setMaxEventSize);
+    return model;
+  }
 
-    ConversationOptions conv = new ConversationOptions().setModel(model);
-    ifSet(top.string("system"), conv::setSystem);
-    ifSet(top.positiveLong("maxTokens"), v -> conv.setMaxTokens(v.intValue()));
-    ifSet(top.bool("stream"), conv::setStream);
-    JsonFields loop = new JsonFields(orEmpty(top.object("loop")), "agent config: loop");
-    ifSet(loop.positiveLong("maxIterations"), v -> conv.setMaxIterations(v.intValue()));
-    ifSet(loop.nonNegativeLong("tokenBudget"), conv::setTokenBudget);
-    ifSet(loop.positiveLong("toolTimeoutMs"), conv::setToolTimeoutMs);
-    ifSet(loop.positiveLong("maxActiveTurns"), v -> conv.setMaxActiveTurns(v.intValue()));
-    ifSet(top.positiveLong("maxConversations"), v -> conv.setMaxConversations(v.intValue()));
-    ifSet(top.nonNegativeLong("conversationIdleTimeoutMs"), conv::setIdleTimeoutMs);
-    JsonObject history = orEmpty(top.object("history"));
-    JsonFields hf = new JsonFields(history, "agent config: history");
-    Long lastTurns = hf.nonNegativeLong("lastTurns");
-    Long toolResultMaxChars = hf.nonNegativeLong("toolResultMaxChars");
-    conv.setHistory(new HistoryPolicy(lastTurns == null ? 0 : lastTurns.intValue(),
-      toolResultMaxChars == null ? 0 : toolResultMaxChars.intValue()));
-    Long instances = top.positiveLong("conversationInstances");
-
-    JsonObject http = orEmpty(top.object("http")).copy();
-    JsonFields hp = new JsonFields(http, "agent config: http");
-    hp.string("host");
-    hp.stringMap("tokens");
-    hp.positiveLong("maxBodyBytes");
-    hp.positiveLong("maxInFlightTurns");
+  /**
+   * The {@code http} object, checked field by field as {@link HttpApiOptions} reads it, with
+   * the port resolved ({@code AGENTBUS_PORT} wins).
+   */
+  private static JsonObject http(JsonFields hp, JsonObject given, Map<String, String> env) {
+    JsonObject http = given == null ? new JsonObject() : given.copy();
+    String host = hp.string("host");
+    if (host != null && host.isBlank()) {
+      throw hp.error("host", "must not be empty");
+    }
+    Map<String, String> tokens = hp.stringMap("tokens", true);
+    if (tokens != null && tokens.entrySet().stream().anyMatch(e -> e.getKey().isBlank() || e.getValue().isBlank())) {
+      throw hp.error("tokens", "must not hold an empty token or tenant name");
+    }
+    hp.longField("maxBodyBytes", 1);
+    hp.intField("maxInFlightTurns", 1);
+    hp.intField("retryAfterSeconds", 1);
+    Object port = hp.raw("port");
+    if (port != null) {
+      http.put("port", port(port, OWNER + ": field '" + hp.where("port") + "'"));
+    }
     if (env.get("AGENTBUS_PORT") != null) {
       http.put("port", port(env.get("AGENTBUS_PORT"), "environment variable AGENTBUS_PORT"));
-    } else if (http.getValue("port") != null) {
-      http.put("port", port(http.getValue("port"), "agent config: field 'http.port'"));
     }
-    boolean demo = Boolean.TRUE.equals(mf.bool("demo")) || model.getApiKey() == null;
-    Long demoLatency = mf.nonNegativeLong("demoLatencyMs");
-    Long drain = top.nonNegativeLong("drainTimeoutMs");
-    return new AgentConfig(conv, http, instances == null ? null : instances.intValue(), demo,
-      demoLatency == null ? 0 : demoLatency, drain == null ? DEFAULT_DRAIN_TIMEOUT_MS : drain);
+    try {
+      new HttpApiOptions(http);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(OWNER + ": http: " + e.getMessage(), e);
+    }
+    return http;
   }
 
   private static Map<String, String> withProvider(Map<String, String> env, String provider) {
@@ -153,16 +228,14 @@ public final class AgentConfig {
     return copy;
   }
 
+  /** A port: a JSON integer, or a string of digits (from {@code ${VAR}} or {@code AGENTBUS_PORT}). */
   private static int port(Object value, String where) {
-    try {
-      int p = value instanceof Number n ? n.intValue() : Integer.parseInt(String.valueOf(value).trim());
-      if (p < 0 || p > 65535) {
-        throw new NumberFormatException();
-      }
-      return p;
-    } catch (NumberFormatException e) {
-      throw new ConfigException(where + " must be a port number (0-65535; 0 picks a free port)");
+    Long p = value instanceof String s && s.trim().matches("[0-9]{1,5}") ? Long.valueOf(s.trim()) : OptionsJson.exactLong(value);
+    if (p == null || p < 0 || p > 65535) {
+      throw new ConfigException(where + " must be a port number (0-65535; 0 picks a free port)"
+        + (value instanceof String ? "" : " (was " + OptionsJson.shown(value) + ")"));
     }
+    return p.intValue();
   }
 
   /** Expands {@code ${VAR}} in every string of the tree; {@code where} names the field. */
@@ -201,6 +274,15 @@ public final class AgentConfig {
     if (value != null) {
       setter.accept(value);
     }
+  }
+
+  /**
+   * @return one line per key of the document that Agentbus does not read (it was ignored and
+   *     logged as a warning), e.g. {@code unknown field 'model.maxConection' is ignored (did
+   *     you mean 'model.maxConnections'?)}
+   */
+  public List<String> unknownFields() {
+    return unknownFields;
   }
 
   /** @return latency added to every demo-model reply (to watch streaming), in ms */

@@ -4,82 +4,122 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
-/** Typed, validating reads of configuration fields; errors name the owner and the field. */
+/**
+ * Typed, validating reads of configuration fields; errors name the owner, the field (with
+ * its path, e.g. {@code loop.maxIterations}) and the allowed values. Every field asked for is
+ * remembered, so that {@link #unknownFields()} can name the keys nobody read (typos).
+ */
 final class JsonFields {
 
   private final JsonObject json;
   private final String owner;
+  private final String path;
+  private final Set<String> known = new LinkedHashSet<>();
+  private final List<JsonFields> nested = new ArrayList<>();
 
   JsonFields(JsonObject json, String owner) {
-    this.json = json;
-    this.owner = owner;
+    this(json, owner, "");
   }
 
-  private ConfigException wrongType(String field, String expected) {
-    return new ConfigException(owner + ": field '" + field + "' must be " + expected);
+  private JsonFields(JsonObject json, String owner, String path) {
+    this.json = json;
+    this.owner = owner;
+    this.path = path;
+  }
+
+  /** @return the field's name as errors show it */
+  String where(String field) {
+    return path + field;
+  }
+
+  /** @return an error naming the owner and the field */
+  ConfigException error(String field, String problem) {
+    return new ConfigException(owner + ": field '" + where(field) + "' " + problem);
+  }
+
+  private Object value(String field) {
+    known.add(field);
+    return json.getValue(field);
+  }
+
+  private ConfigException wrongType(String field, String expected, Object found) {
+    return error(field, "must be " + expected + " (was " + OptionsJson.shown(found) + ")");
+  }
+
+  /** @return whether the field is present */
+  boolean has(String field) {
+    known.add(field);
+    return json.getValue(field) != null;
+  }
+
+  /** @return the raw value (the caller checks it), or {@code null} */
+  Object raw(String field) {
+    return value(field);
   }
 
   String string(String field) {
-    Object v = json.getValue(field);
+    Object v = value(field);
     if (v == null) {
       return null;
     }
     if (!(v instanceof String s)) {
-      throw wrongType(field, "a string");
+      throw wrongType(field, "a string", v);
     }
     return s;
   }
 
   Boolean bool(String field) {
-    Object v = json.getValue(field);
+    Object v = value(field);
     if (v == null) {
       return null;
     }
     if (!(v instanceof Boolean b)) {
-      throw wrongType(field, "true or false");
+      throw wrongType(field, "true or false", v);
     }
     return b;
   }
 
-  Long positiveLong(String field) {
-    return integer(field, 1, "a positive integer");
+  /** Reads an integer in {@code [min, Integer.MAX_VALUE]}: the range of an int setter. */
+  Integer intField(String field, int min) {
+    Long v = integer(field, min, Integer.MAX_VALUE, OptionsJson.range(min, Integer.MAX_VALUE));
+    return v == null ? null : v.intValue();
   }
 
-  Long nonNegativeLong(String field) {
-    return integer(field, 0, "an integer >= 0");
+  /** Reads an integer {@code >= min}: the range of a long setter. */
+  Long longField(String field, long min) {
+    return integer(field, min, Long.MAX_VALUE, OptionsJson.range(min, Long.MAX_VALUE));
   }
 
-  /** Reads {@code -1} (unbounded) or an integer {@code >= 0}. */
-  Long nonNegativeOrUnbounded(String field) {
-    return integer(field, -1, "-1 (unbounded) or an integer >= 0");
-  }
-
-  private Long integer(String field, long min, String expected) {
-    Object v = json.getValue(field);
+  /** Reads an integer in {@code [min, max]}; {@code expected} says so in the error. */
+  Long integer(String field, long min, long max, String expected) {
+    Object v = value(field);
     if (v == null) {
       return null;
     }
-    if (!(v instanceof Number n) || n.doubleValue() != Math.rint(n.doubleValue()) || n.longValue() < min) {
-      throw wrongType(field, expected);
+    Long n = OptionsJson.exactLong(v);
+    if (n == null || n < min || n > max) {
+      throw wrongType(field, expected, v);
     }
-    return n.longValue();
+    return n;
   }
 
   List<String> stringList(String field) {
-    Object v = json.getValue(field);
+    Object v = value(field);
     if (v == null) {
       return null;
     }
     if (!(v instanceof JsonArray arr)) {
-      throw wrongType(field, "an array of strings");
+      throw wrongType(field, "an array of strings", v);
     }
     List<String> out = new ArrayList<>(arr.size());
     for (Object item : arr) {
       if (!(item instanceof String s)) {
-        throw wrongType(field, "an array of strings");
+        throw error(field, "must be an array of strings");
       }
       out.add(s);
     }
@@ -87,31 +127,90 @@ final class JsonFields {
   }
 
   Map<String, String> stringMap(String field) {
-    Object v = json.getValue(field);
+    return stringMap(field, false);
+  }
+
+  /**
+   * Reads an object of string values.
+   *
+   * @param secretKeys whether the keys are secrets (bearer tokens): errors then never show one
+   */
+  Map<String, String> stringMap(String field, boolean secretKeys) {
+    Object v = value(field);
     if (v == null) {
       return null;
     }
     if (!(v instanceof JsonObject obj)) {
-      throw wrongType(field, "an object of string values");
+      throw wrongType(field, "an object of string values", v);
     }
     Map<String, String> out = new LinkedHashMap<>();
     for (Map.Entry<String, Object> e : obj) {
       if (!(e.getValue() instanceof String s)) {
-        throw new ConfigException(owner + ": field '" + field + "." + e.getKey() + "' must be a string");
+        throw secretKeys ? error(field, "must map every key to a string")
+          : error(field + "." + e.getKey(), "must be a string");
       }
       out.put(e.getKey(), s);
     }
     return out;
   }
 
-  JsonObject object(String field) {
-    Object v = json.getValue(field);
-    if (v == null) {
-      return null;
+  /** @return the nested object's fields (empty when absent); its unknown keys count as this one's */
+  JsonFields object(String field) {
+    Object v = value(field);
+    if (v != null && !(v instanceof JsonObject)) {
+      throw wrongType(field, "an object", v);
     }
-    if (!(v instanceof JsonObject obj)) {
-      throw wrongType(field, "an object");
+    JsonFields child = new JsonFields(v == null ? new JsonObject() : (JsonObject) v, owner, where(field) + ".");
+    nested.add(child);
+    return child;
+  }
+
+  /**
+   * @return one line per key present in the JSON but never asked for, here and in the nested
+   *     objects, with the nearest known name when one is close (a typo)
+   */
+  List<String> unknownFields() {
+    List<String> out = new ArrayList<>();
+    for (String key : json.fieldNames()) {
+      if (!known.contains(key)) {
+        String near = nearest(key);
+        out.add("unknown field '" + where(key) + "' is ignored" + (near == null ? "" : " (did you mean '" + where(near) + "'?)"));
+      }
     }
-    return obj;
+    nested.forEach(n -> out.addAll(n.unknownFields()));
+    return out;
+  }
+
+  private String nearest(String key) {
+    String best = null;
+    int bestDistance = Integer.MAX_VALUE;
+    for (String k : known) {
+      int d = k.equalsIgnoreCase(key) ? 0 : distance(k.toLowerCase(), key.toLowerCase());
+      if (d < bestDistance) {
+        best = k;
+        bestDistance = d;
+      }
+    }
+    return bestDistance <= Math.min(3, Math.max(2, key.length() / 3)) ? best : null;
+  }
+
+  /** Levenshtein distance. */
+  private static int distance(String a, String b) {
+    int[] prev = new int[b.length() + 1];
+    int[] cur = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      prev[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      cur[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+      }
+      int[] t = prev;
+      prev = cur;
+      cur = t;
+    }
+    return prev[b.length()];
   }
 }

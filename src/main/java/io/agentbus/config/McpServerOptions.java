@@ -86,6 +86,8 @@ public class McpServerOptions {
   private long restartInitialBackoffMs = DEFAULT_RESTART_INITIAL_BACKOFF_MS;
   private long restartMaxBackoffMs = DEFAULT_RESTART_MAX_BACKOFF_MS;
   private int downAfterFailures = DEFAULT_DOWN_AFTER_FAILURES;
+  /** What the JSON constructor did not read: warned about by {@link McpConfig}, not copied. */
+  private List<String> unknownFields = List.of();
 
   public McpServerOptions() {
   }
@@ -94,9 +96,14 @@ public class McpServerOptions {
     this(other.toJson());
   }
 
-  /** Reads the entry shape (already expanded, names as in {@link #toJson()}). */
+  /**
+   * Reads the entry shape (already expanded, names as in {@link #toJson()}). Every field is
+   * checked against the range of its setter.
+   *
+   * @throws ConfigException naming the server, the field and the allowed values
+   */
   public McpServerOptions(JsonObject json) {
-    String owner = "server '" + json.getString("name", "?") + "'";
+    String owner = "server '" + (json.getValue("name") instanceof String n ? n : "?") + "'";
     JsonFields f = new JsonFields(json, owner);
     name = f.string("name");
     command = f.string("command");
@@ -109,25 +116,30 @@ public class McpServerOptions {
     disabled = orElse(f.bool("disabled"), false);
     allowedTools = orElse(f.stringList("allowedTools"), new ArrayList<>());
     disabledTools = orElse(f.stringList("disabledTools"), new ArrayList<>());
-    timeoutMs = orElse(f.positiveLong("timeoutMs"), DEFAULT_TIMEOUT_MS);
-    connectTimeoutMs = orElse(f.positiveLong("connectTimeoutMs"), DEFAULT_CONNECT_TIMEOUT_MS);
-    maxTotalTimeoutMs = orElse(f.positiveLong("maxTotalTimeoutMs"), DEFAULT_MAX_TOTAL_TIMEOUT_MS);
-    maxMessageBytes = orElse(f.positiveLong("maxMessageBytes"), (long) DEFAULT_MAX_MESSAGE_BYTES).intValue();
-    maxConcurrentCalls = orElse(f.positiveLong("maxConcurrentCalls"), (long) DEFAULT_MAX_CONCURRENT_CALLS).intValue();
-    Long pending = f.positiveLong("maxPendingRequests");
+    timeoutMs = orElse(f.longField("timeoutMs", 1), DEFAULT_TIMEOUT_MS);
+    connectTimeoutMs = orElse(f.longField("connectTimeoutMs", 1), DEFAULT_CONNECT_TIMEOUT_MS);
+    maxTotalTimeoutMs = orElse(f.longField("maxTotalTimeoutMs", 1), DEFAULT_MAX_TOTAL_TIMEOUT_MS);
+    maxMessageBytes = orElse(f.intField("maxMessageBytes", 1), DEFAULT_MAX_MESSAGE_BYTES);
+    maxConcurrentCalls = orElse(f.intField("maxConcurrentCalls", 1), DEFAULT_MAX_CONCURRENT_CALLS);
+    Integer pending = f.intField("maxPendingRequests", 1);
     if (pending != null && pending < maxConcurrentCalls) {
       throw new ConfigException(owner + ": field 'maxPendingRequests' (" + pending + ") must not be lower than"
         + " 'maxConcurrentCalls' (" + maxConcurrentCalls + ")");
     }
-    maxPendingRequests = pending == null ? null : pending.intValue();
-    maxQueuedCalls = orElse(f.positiveLong("maxQueuedCalls"), (long) DEFAULT_MAX_QUEUED_CALLS).intValue();
-    shutdownGraceMs = orElse(f.positiveLong("shutdownGraceMs"), DEFAULT_SHUTDOWN_GRACE_MS);
-    terminateGraceMs = orElse(f.positiveLong("terminateGraceMs"), DEFAULT_TERMINATE_GRACE_MS);
-    JsonObject restart = orElse(f.object("restart"), new JsonObject());
-    JsonFields r = new JsonFields(restart, owner + " restart");
-    restartInitialBackoffMs = orElse(r.positiveLong("initialBackoffMs"), DEFAULT_RESTART_INITIAL_BACKOFF_MS);
-    restartMaxBackoffMs = orElse(r.positiveLong("maxBackoffMs"), DEFAULT_RESTART_MAX_BACKOFF_MS);
-    downAfterFailures = orElse(r.positiveLong("downAfterFailures"), (long) DEFAULT_DOWN_AFTER_FAILURES).intValue();
+    maxPendingRequests = pending;
+    maxQueuedCalls = orElse(f.intField("maxQueuedCalls", 1), DEFAULT_MAX_QUEUED_CALLS);
+    shutdownGraceMs = orElse(f.longField("shutdownGraceMs", 1), DEFAULT_SHUTDOWN_GRACE_MS);
+    terminateGraceMs = orElse(f.longField("terminateGraceMs", 1), DEFAULT_TERMINATE_GRACE_MS);
+    JsonFields r = f.object("restart");
+    restartInitialBackoffMs = orElse(r.longField("initialBackoffMs", 1), DEFAULT_RESTART_INITIAL_BACKOFF_MS);
+    restartMaxBackoffMs = orElse(r.longField("maxBackoffMs", 1), DEFAULT_RESTART_MAX_BACKOFF_MS);
+    downAfterFailures = orElse(r.intField("downAfterFailures", 1), DEFAULT_DOWN_AFTER_FAILURES);
+    unknownFields = f.unknownFields();
+  }
+
+  /** @return the entry's keys that no field reads (each with a typo hint when one is close) */
+  List<String> unknownFields() {
+    return unknownFields;
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.agentbus.conversation;
 
 import io.agentbus.config.MemoryBudget;
+import io.agentbus.config.OptionsJson;
 import io.agentbus.model.ModelOptions;
 import io.vertx.core.json.JsonObject;
 import java.util.Objects;
@@ -9,7 +10,14 @@ import java.util.Objects;
  * Settings of the conversation service: the model, the loop limits, the history policy and
  * admission limits. JSON shape: {@code {model: {...ModelOptions}, system, maxTokens,
  * maxIterations, tokenBudget, history: {lastTurns, toolResultMaxChars}, stream,
- * toolTimeoutMs, maxConversations, maxActiveTurns, idleTimeoutMs}}.
+ * toolTimeoutMs, turnTimeoutMs, maxConversations, maxActiveTurns, idleTimeoutMs}}.
+ *
+ * <p><b>Tool call budgets.</b> Each tool call of a turn gets one deadline, carried from the turn
+ * to the MCP request: its hard limit is the least of what is left of the turn
+ * ({@code turnTimeoutMs} from the turn's start) and the server's {@code maxTotalTimeoutMs};
+ * its timeout ({@code toolTimeoutMs}, else the server's {@code timeoutMs}) is restarted by the
+ * server's progress notifications, never past the hard limit. Waiting for the server and for a
+ * call slot spends the same budget.
  */
 public class ConversationOptions {
 
@@ -25,6 +33,12 @@ public class ConversationOptions {
    * HTTP API's admission, so a turn the API admitted is never refused by a full shard.
    */
   public static final int DEFAULT_MAX_ACTIVE_TURNS = MemoryBudget.turns();
+  /**
+   * Time a turn's tool calls may run, from the turn's start: {@code Agentbus.TURN_TIMEOUT_MS}
+   * (how long {@code Agentbus.send} and the HTTP API wait for a turn) less one minute, so that
+   * the model can still answer after the last tool call ran out of time.
+   */
+  public static final long DEFAULT_TURN_TIMEOUT_MS = 29 * 60_000L;
 
   private ModelOptions model = new ModelOptions();
   private String system;
@@ -34,6 +48,7 @@ public class ConversationOptions {
   private HistoryPolicy history = HistoryPolicy.KEEP_ALL;
   private boolean stream = true;
   private Long toolTimeoutMs;
+  private long turnTimeoutMs = DEFAULT_TURN_TIMEOUT_MS;
   private int maxConversations = DEFAULT_MAX_CONVERSATIONS;
   private int maxActiveTurns = DEFAULT_MAX_ACTIVE_TURNS;
   private long idleTimeoutMs;
@@ -45,18 +60,29 @@ public class ConversationOptions {
     this(other.toJson());
   }
 
+  /**
+   * Reads the JSON shape of the class comment; absent fields keep their defaults.
+   *
+   * @throws IllegalArgumentException naming the field when a value has the wrong type or lies
+   *     outside the range its setter accepts
+   */
   public ConversationOptions(JsonObject json) {
-    model = new ModelOptions(json.getJsonObject("model", new JsonObject()));
-    system = json.getString("system");
-    setMaxTokens(json.getInteger("maxTokens", DEFAULT_MAX_TOKENS));
-    setMaxIterations(json.getInteger("maxIterations", DEFAULT_MAX_ITERATIONS));
-    setTokenBudget(json.getLong("tokenBudget", 0L));
-    history = HistoryPolicy.fromJson(json.getJsonObject("history"));
-    stream = json.getBoolean("stream", true);
-    toolTimeoutMs = json.getLong("toolTimeoutMs");
-    setMaxConversations(json.getInteger("maxConversations", DEFAULT_MAX_CONVERSATIONS));
-    setMaxActiveTurns(json.getInteger("maxActiveTurns", DEFAULT_MAX_ACTIVE_TURNS));
-    setIdleTimeoutMs(json.getLong("idleTimeoutMs", 0L));
+    JsonObject m = OptionsJson.object(json, "model");
+    model = new ModelOptions(m == null ? new JsonObject() : m);
+    system = OptionsJson.string(json, "system", null);
+    setMaxTokens(OptionsJson.intField(json, "maxTokens", 1, Integer.MAX_VALUE, DEFAULT_MAX_TOKENS));
+    setMaxIterations(OptionsJson.intField(json, "maxIterations", 1, Integer.MAX_VALUE, DEFAULT_MAX_ITERATIONS));
+    setTokenBudget(OptionsJson.longField(json, "tokenBudget", 0, 0L));
+    JsonObject h = OptionsJson.object(json, "history");
+    history = h == null ? HistoryPolicy.KEEP_ALL
+      : new HistoryPolicy(OptionsJson.intField(h, "lastTurns", 0, Integer.MAX_VALUE, 0),
+        OptionsJson.intField(h, "toolResultMaxChars", 0, Integer.MAX_VALUE, 0));
+    stream = OptionsJson.bool(json, "stream", true);
+    setToolTimeoutMs(OptionsJson.integer(json, "toolTimeoutMs", 1, Long.MAX_VALUE));
+    setTurnTimeoutMs(OptionsJson.longField(json, "turnTimeoutMs", 1, DEFAULT_TURN_TIMEOUT_MS));
+    setMaxConversations(OptionsJson.intField(json, "maxConversations", 1, Integer.MAX_VALUE, DEFAULT_MAX_CONVERSATIONS));
+    setMaxActiveTurns(OptionsJson.intField(json, "maxActiveTurns", 1, Integer.MAX_VALUE, DEFAULT_MAX_ACTIVE_TURNS));
+    setIdleTimeoutMs(OptionsJson.longField(json, "idleTimeoutMs", 0, 0L));
   }
 
   /** @return the JSON form (holds the model API key: never log it) */
@@ -68,6 +94,7 @@ public class ConversationOptions {
       .put("tokenBudget", tokenBudget)
       .put("history", history.toJson())
       .put("stream", stream)
+      .put("turnTimeoutMs", turnTimeoutMs)
       .put("maxConversations", maxConversations)
       .put("maxActiveTurns", maxActiveTurns)
       .put("idleTimeoutMs", idleTimeoutMs);
@@ -143,7 +170,10 @@ public class ConversationOptions {
     return this;
   }
 
-  /** @return per tool call timeout, or {@code null} for each server's own */
+  /**
+   * @return per tool call timeout (restarted by the server's progress, up to the call's hard
+   *     limit), or {@code null} for each server's own
+   */
   public Long getToolTimeoutMs() { return toolTimeoutMs; }
 
   public ConversationOptions setToolTimeoutMs(Long toolTimeoutMs) {
@@ -151,6 +181,17 @@ public class ConversationOptions {
       throw new IllegalArgumentException("toolTimeoutMs must be >= 1");
     }
     this.toolTimeoutMs = toolTimeoutMs;
+    return this;
+  }
+
+  /** @return how long a turn's tool calls may run, from the turn's start (caps every call's budget) */
+  public long getTurnTimeoutMs() { return turnTimeoutMs; }
+
+  public ConversationOptions setTurnTimeoutMs(long turnTimeoutMs) {
+    if (turnTimeoutMs < 1) {
+      throw new IllegalArgumentException("turnTimeoutMs must be >= 1");
+    }
+    this.turnTimeoutMs = turnTimeoutMs;
     return this;
   }
 

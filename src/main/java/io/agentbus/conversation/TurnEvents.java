@@ -10,7 +10,9 @@ import io.vertx.core.json.JsonObject;
  * Every event is {@code {type, conversationId, ...}}; types: {@code turn_started},
  * {@code text_delta {text}}, {@code model_call {iteration, stopReason, durationMs, usage}},
  * {@code tool_call_started} / {@code tool_call_finished} (published by the dispatcher on the
- * same address), {@code usage {turn, conversation}} and {@code done {result}}.
+ * same address), {@code tool_call_progress {tool_use_id, name, server, tool, progress, total?,
+ * message?}} (published by the tool's server verticle, at most one per call every 200 ms),
+ * {@code usage {turn, conversation}} and {@code done {result}}.
  */
 final class TurnEvents {
 

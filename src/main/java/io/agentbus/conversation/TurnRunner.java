@@ -24,6 +24,13 @@ import org.slf4j.LoggerFactory;
  * its one user message of tool_results is appended before the model is called again;
  * {@code pause_turn} continues; everything else ends the turn. Every tool_use in the
  * history always gets its tool_result, whatever ends the turn.
+ *
+ * <p>The tool set is pinned per turn: the catalog snapshot current when the turn starts is
+ * offered at every model call of the turn and names are resolved against it; catalog changes
+ * apply from the next turn. Each tool call's budget is what is left of the turn's
+ * {@code turnTimeoutMs} (see {@link ConversationOptions}). At {@code maxIterations} the turn
+ * ends with one more model call that may not use tools ({@code tool_choice: none}), after a
+ * note saying so, so the answer is text that says the turn stopped.
  */
 final class TurnRunner {
 
@@ -53,20 +60,30 @@ final class TurnRunner {
   private static final class Turn {
     final Conversation conversation;
     final TurnEvents events;
+    /** The tool set of the whole turn. */
+    final CatalogSnapshot snapshot;
+    final long deadlineNanos;
     final JsonArray toolCalls = new JsonArray();
     Usage usage = Usage.ZERO;
     int iteration;
     String lastText = "";
 
-    Turn(Conversation conversation, TurnEvents events) {
+    Turn(Conversation conversation, TurnEvents events, CatalogSnapshot snapshot, long timeoutMs) {
       this.conversation = conversation;
       this.events = events;
+      this.snapshot = snapshot;
+      this.deadlineNanos = System.nanoTime() + timeoutMs * 1_000_000L;
+    }
+
+    long msLeft() {
+      return Math.max(0, (deadlineNanos - System.nanoTime()) / 1_000_000L);
     }
   }
 
   /** Appends the user message and runs the loop; completes with the turn result. */
   Future<JsonObject> run(Conversation conversation, Object userContent) {
-    Turn t = new Turn(conversation, new TurnEvents(vertx.eventBus(), conversation.id()));
+    Turn t = new Turn(conversation, new TurnEvents(vertx.eventBus(), conversation.id()), catalog.current(),
+      options.getTurnTimeoutMs());
     conversation.history().add(new JsonObject().put("role", "user").put("content", userContent));
     t.events.turnStarted(conversation.turns());
     return AgentbusMetrics.get(vertx).turn(iterate(t)).onFailure(err -> {
@@ -77,19 +94,30 @@ final class TurnRunner {
   private Future<JsonObject> iterate(Turn t) {
     Conversation c = t.conversation;
     if (t.iteration >= options.getMaxIterations()) {
-      return Future.succeededFuture(finish(t, "max_iterations", null));
+      return finalAnswer(t);
     }
     long budget = options.getTokenBudget();
     if (budget > 0 && total(c.usage()) >= budget) {
       return Future.succeededFuture(finish(t, "budget_exhausted", null));
     }
-    CatalogSnapshot snapshot = catalog.current();
+    return callModel(t, null).compose(timed -> onModelReply(t, timed.response, timed.durationMs));
+  }
+
+  private record Timed(ModelResponse response, long durationMs) {
+  }
+
+  /** One model call with the turn's pinned tool set; text deltas become turn events. */
+  private Future<Timed> callModel(Turn t, JsonObject toolChoice) {
+    Conversation c = t.conversation;
     ModelRequest request = new ModelRequest()
       .setModel(modelName)
       .setSystem(c.system())
       .setMessages(options.getHistory().apply(c.history()))
-      .setTools(c.tools().select(snapshot.anthropicTools()))
+      .setTools(c.tools().select(t.snapshot.anthropicTools()))
       .setMaxTokens(options.getMaxTokens());
+    if (toolChoice != null && !request.getTools().isEmpty()) {
+      request.setToolChoice(toolChoice);
+    }
     long start = System.nanoTime();
     Future<ModelResponse> reply = options.isStream()
       ? model.stream(request, ev -> {
@@ -99,10 +127,11 @@ final class TurnRunner {
       })
       : model.send(request);
     AgentbusMetrics.get(vertx).modelCall(model.provider(), start, reply);
-    return reply.compose(resp -> onModelReply(t, resp, snapshot, (System.nanoTime() - start) / 1_000_000));
+    return reply.map(resp -> new Timed(resp, (System.nanoTime() - start) / 1_000_000));
   }
 
-  private Future<JsonObject> onModelReply(Turn t, ModelResponse resp, CatalogSnapshot snapshot, long durationMs) {
+  /** Accounts a model reply: iteration, usage, history, the model_call event; @return its stop reason */
+  private String record(Turn t, ModelResponse resp, long durationMs) {
     Conversation c = t.conversation;
     t.iteration++;
     Usage u = resp.usage() == null ? Usage.ZERO : resp.usage();
@@ -115,12 +144,52 @@ final class TurnRunner {
     }
     String stop = resp.stopReason() == null ? "" : resp.stopReason();
     t.events.modelCall(t.iteration, stop, durationMs, u);
+    return stop;
+  }
+
+  /**
+   * The turn reached {@code maxIterations}: a note tells the model that no more tools run, and
+   * one last call with {@code tool_choice: none} (the tools stay listed, since a request whose
+   * history holds tool_use blocks must define them) gets a text answer. Any tool_use it still
+   * returns is answered as not executed.
+   */
+  private Future<JsonObject> finalAnswer(Turn t) {
+    int max = options.getMaxIterations();
+    addNote(t.conversation, "[Agentbus] This turn reached its limit of " + max + " model calls (maxIterations), so no "
+      + "more tools can be run. Answer now in text with what you have so far, and say that you stopped before finishing.");
+    return callModel(t, new JsonObject().put("type", "none")).map(timed -> {
+      ModelResponse resp = timed.response;
+      record(t, resp, timed.durationMs);
+      answerUnexecuted(t, resp, "not executed: the turn reached its maxIterations limit");
+      String text = resp.text();
+      String answer = text != null && !text.isBlank() ? text
+        : "I stopped before finishing: this turn reached its limit of " + max + " model calls (maxIterations).";
+      return finish(t, "max_iterations", resp, answer);
+    });
+  }
+
+  /** Adds a text block to the last user message (after its tool_results), or a user message. */
+  private static void addNote(Conversation c, String note) {
+    List<JsonObject> history = c.history();
+    JsonObject text = new JsonObject().put("type", "text").put("text", note);
+    int last = history.size() - 1;
+    JsonObject lastMessage = last >= 0 ? history.get(last) : null;
+    if (lastMessage != null && "user".equals(lastMessage.getString("role")) && lastMessage.getValue("content") instanceof JsonArray content) {
+      history.set(last, lastMessage.copy().put("content", content.copy().add(text)));
+    } else {
+      history.add(new JsonObject().put("role", "user").put("content", new JsonArray().add(text)));
+    }
+  }
+
+  private Future<JsonObject> onModelReply(Turn t, ModelResponse resp, long durationMs) {
+    Conversation c = t.conversation;
+    String stop = record(t, resp, durationMs);
     switch (stop) {
       case "tool_use" -> {
         if (resp.toolUses().isEmpty()) {
           return Future.succeededFuture(finish(t, "tool_use_without_calls", resp));
         }
-        return dispatch(t, resp, snapshot).compose(v -> iterate(t));
+        return dispatch(t, resp).compose(v -> iterate(t));
       }
       case "pause_turn" -> {
         return iterate(t);
@@ -141,10 +210,11 @@ final class TurnRunner {
     }
   }
 
-  private Future<Void> dispatch(Turn t, ModelResponse resp, CatalogSnapshot snapshot) {
+  private Future<Void> dispatch(Turn t, ModelResponse resp) {
     JsonObject body = new JsonObject()
       .put("provider", model.provider())
-      .put("catalogVersion", snapshot.version())
+      .put("catalogVersion", t.snapshot.version())
+      .put("budgetMs", t.msLeft())
       .put("content", resp.content())
       .put("eventsAddress", t.events.address())
       .put("eventFields", new JsonObject().put("conversationId", t.conversation.id()));
@@ -200,11 +270,15 @@ final class TurnRunner {
   }
 
   private JsonObject finish(Turn t, String status, ModelResponse last) {
+    return finish(t, status, last, last != null && last.text() != null ? last.text() : t.lastText);
+  }
+
+  private JsonObject finish(Turn t, String status, ModelResponse last, String answer) {
     Conversation c = t.conversation;
     JsonObject result = new JsonObject()
       .put("conversationId", c.id())
       .put("status", status)
-      .put("answer", last != null && last.text() != null ? last.text() : t.lastText)
+      .put("answer", answer)
       .put("truncated", "max_tokens".equals(status) || "model_context_window_exceeded".equals(status))
       .put("iterations", t.iteration)
       .put("toolCalls", t.toolCalls)

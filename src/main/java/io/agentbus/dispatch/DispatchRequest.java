@@ -13,7 +13,8 @@ import java.util.Set;
  * {"provider": "anthropic" | "openai",
  *  "catalogVersion": 7,                 // the snapshot the model request used (optional)
  *  "content": [ ...assistant content blocks: text, thinking, tool_use... ],
- *  "timeoutMs": 30000,                  // optional MCP timeout per call
+ *  "timeoutMs": 30000,                  // optional MCP timeout per call (progress restarts it)
+ *  "budgetMs": 120000,                  // optional: the most each call may take in all (the caller's deadline)
  *  "eventsAddress": "...",              // optional: per-call events are published there
  *  "eventFields": {...}}                // optional: copied into every event (e.g. conversationId)
  * }</pre>
@@ -22,11 +23,13 @@ import java.util.Set;
  * @param catalogVersion the snapshot version, or {@code null} for the current one
  * @param calls the tool_use blocks in order
  * @param timeoutMs the per-call timeout, or {@code null}
+ * @param budgetMs what is left of the caller's deadline for each call (waiting, running and
+ *     progress extensions included), or {@code null} for the dispatcher's default
  * @param eventsAddress where to publish per-call events, or {@code null}
  * @param eventFields fields copied into every per-call event, or {@code null}
  */
-public record DispatchRequest(Provider provider, Long catalogVersion, List<ToolUse> calls, Long timeoutMs, String eventsAddress,
-                              JsonObject eventFields) {
+public record DispatchRequest(Provider provider, Long catalogVersion, List<ToolUse> calls, Long timeoutMs, Long budgetMs,
+                              String eventsAddress, JsonObject eventFields) {
 
   /**
    * One tool_use block.
@@ -89,9 +92,11 @@ public record DispatchRequest(Provider provider, Long catalogVersion, List<ToolU
     }
     Long version = body.getValue("catalogVersion") instanceof Number v ? v.longValue() : null;
     Long timeout = body.getValue("timeoutMs") instanceof Number t && t.longValue() > 0 ? t.longValue() : null;
+    // a budget of 0 (or less) is kept: the caller's deadline has passed, and no call is started
+    Long budget = body.getValue("budgetMs") instanceof Number b ? Math.max(0, b.longValue()) : null;
     String events = body.getValue("eventsAddress") instanceof String a && !a.isBlank() ? a : null;
     JsonObject fields = body.getValue("eventFields") instanceof JsonObject f ? f : null;
-    return new DispatchRequest(provider, version, List.copyOf(calls), timeout, events, fields);
+    return new DispatchRequest(provider, version, List.copyOf(calls), timeout, budget, events, fields);
   }
 
   /** @return the conversation this batch belongs to (from {@code eventFields}), or "-" for logs */

@@ -1,5 +1,6 @@
 package io.agentbus.dispatch;
 
+import io.agentbus.config.OptionsJson;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -10,9 +11,15 @@ public class DispatcherOptions {
 
   /** No per-call timeout of its own: each server's configured {@code timeoutMs} applies. */
   public static final Long DEFAULT_TIMEOUT_MS = null;
-  /** The bus waits this much longer than the MCP timeout, so the inner layer fails first. */
+  /**
+   * The bus waits this much longer than a call's budget, so the inner layers (the server
+   * verticle, the MCP request) always fail first and report why.
+   */
   public static final long DEFAULT_SEND_TIMEOUT_MARGIN_MS = 5_000;
-  /** Bus timeout when no call timeout is known (above the default {@code maxTotalTimeoutMs}). */
+  /**
+   * Bus timeout of a call whose request carries no {@code budgetMs}: the call's budget is then
+   * this minus the margin (655 s, above the default {@code maxTotalTimeoutMs} of 600 s).
+   */
   public static final long DEFAULT_FALLBACK_SEND_TIMEOUT_MS = 660_000;
   /** Text characters kept per tool result; beyond that head and tail are kept. */
   public static final int DEFAULT_MAX_RESULT_CHARS = 100_000;
@@ -34,13 +41,15 @@ public class DispatcherOptions {
 
   /** Reads {@code {timeoutMs?, sendTimeoutMarginMs?, fallbackSendTimeoutMs?, maxResultChars?, maxImageBytes?}}. */
   public DispatcherOptions(JsonObject json) {
-    if (json.getValue("timeoutMs") instanceof Number n) {
-      setTimeoutMs(n.longValue());
+    // each read checks the type and the range of the setter: a wrong value throws, naming the field
+    Long timeout = OptionsJson.integer(json, "timeoutMs", 1, Long.MAX_VALUE);
+    if (timeout != null) {
+      setTimeoutMs(timeout);
     }
-    setSendTimeoutMarginMs(json.getLong("sendTimeoutMarginMs", DEFAULT_SEND_TIMEOUT_MARGIN_MS));
-    setFallbackSendTimeoutMs(json.getLong("fallbackSendTimeoutMs", DEFAULT_FALLBACK_SEND_TIMEOUT_MS));
-    setMaxResultChars(json.getInteger("maxResultChars", DEFAULT_MAX_RESULT_CHARS));
-    setMaxImageBytes(json.getInteger("maxImageBytes", DEFAULT_MAX_IMAGE_BYTES));
+    setSendTimeoutMarginMs(OptionsJson.longField(json, "sendTimeoutMarginMs", 0, DEFAULT_SEND_TIMEOUT_MARGIN_MS));
+    setFallbackSendTimeoutMs(OptionsJson.longField(json, "fallbackSendTimeoutMs", 2, DEFAULT_FALLBACK_SEND_TIMEOUT_MS));
+    setMaxResultChars(OptionsJson.intField(json, "maxResultChars", 200, Integer.MAX_VALUE, DEFAULT_MAX_RESULT_CHARS));
+    setMaxImageBytes(OptionsJson.intField(json, "maxImageBytes", 0, Integer.MAX_VALUE, DEFAULT_MAX_IMAGE_BYTES));
   }
 
   /** @return the JSON form read by {@link #DispatcherOptions(JsonObject)} */
@@ -67,26 +76,31 @@ public class DispatcherOptions {
     return this;
   }
 
-  /** @return how much longer the bus waits than the MCP timeout */
+  /** @return how much longer the bus waits than a call's budget */
   public long getSendTimeoutMarginMs() {
     return sendTimeoutMarginMs;
   }
 
-  /** Sets how much longer the bus waits than the MCP timeout. */
+  /** Sets how much longer the bus waits than a call's budget. */
   public DispatcherOptions setSendTimeoutMarginMs(long ms) {
     this.sendTimeoutMarginMs = require(ms, 0, "sendTimeoutMarginMs");
     return this;
   }
 
-  /** @return the bus timeout used when no call timeout is known */
+  /** @return the bus timeout of a call without {@code budgetMs} (its budget is this minus the margin) */
   public long getFallbackSendTimeoutMs() {
     return fallbackSendTimeoutMs;
   }
 
-  /** Sets the bus timeout used when no call timeout is known. */
+  /** Sets the bus timeout of a call without {@code budgetMs} (its budget is this minus the margin). */
   public DispatcherOptions setFallbackSendTimeoutMs(long ms) {
-    this.fallbackSendTimeoutMs = require(ms, 1, "fallbackSendTimeoutMs");
+    this.fallbackSendTimeoutMs = require(ms, 2, "fallbackSendTimeoutMs");
     return this;
+  }
+
+  /** @return the budget of a call whose request carries none: the fallback bus timeout minus the margin */
+  public long defaultBudgetMs() {
+    return Math.max(1, fallbackSendTimeoutMs - sendTimeoutMarginMs);
   }
 
   /** @return the text characters kept per tool result */
@@ -118,3 +132,4 @@ public class DispatcherOptions {
     return value;
   }
 }
+

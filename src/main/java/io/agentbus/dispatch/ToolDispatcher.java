@@ -77,10 +77,20 @@ public final class ToolDispatcher {
       return Future.succeededFuture(ToolResults.error(use.id(), refusal));
     }
     Long timeoutMs = request.timeoutMs() != null ? request.timeoutMs() : options.getTimeoutMs();
-    long busTimeout = timeoutMs != null ? timeoutMs + options.getSendTimeoutMarginMs() : options.getFallbackSendTimeoutMs();
-    JsonObject body = new JsonObject().put("name", entry.tool()).put("arguments", use.input());
+    long budgetMs = request.budgetMs() != null ? request.budgetMs() : options.defaultBudgetMs();
+    if (budgetMs < 1) {
+      events.finished(start, true);
+      return Future.succeededFuture(ToolResults.error(use.id(), CallFailures.NO_TIME_LEFT));
+    }
+    // One deadline: the server verticle bounds the call (queueing, progress extensions and all)
+    // by budgetMs, so it always answers before this bus timeout, which is only a safety net.
+    long busTimeout = budgetMs + options.getSendTimeoutMarginMs();
+    JsonObject body = new JsonObject().put("name", entry.tool()).put("arguments", use.input()).put("budgetMs", budgetMs);
     if (timeoutMs != null) {
-      body.put("timeoutMs", timeoutMs);
+      body.put("timeoutMs", Math.min(timeoutMs, budgetMs));
+    }
+    if (request.eventsAddress() != null) {
+      body.put("progressAddress", request.eventsAddress()).put("progressFields", events.event("tool_call_progress"));
     }
     DeliveryOptions delivery = SharedJsonCodec.shared().addHeader(Actions.HEADER, Actions.TOOLS_CALL).setSendTimeout(busTimeout);
     return vertx.eventBus().<JsonObject>request(Addresses.mcp(entry.server()), body, delivery)
@@ -92,8 +102,10 @@ public final class ToolDispatcher {
         return toolResult;
       })
       .otherwise(err -> {
-        String reason = CallFailures.reason(err, entry.server(), busTimeout);
-        log.info("[{}] tool call {} ({}) failed: {}", request.conversationId(), use.id(), entry.name(), err.getMessage());
+        long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        String reason = CallFailures.reason(err, entry.server(), elapsedMs);
+        log.info("[{}] tool call {} ({}) failed after {} ms: {}", request.conversationId(), use.id(), entry.name(), elapsedMs,
+          err.getMessage());
         events.finished(start, true);
         return ToolResults.error(use.id(), reason);
       });
@@ -130,7 +142,11 @@ public final class ToolDispatcher {
     return null;
   }
 
-  /** Publishes {@code tool_call_started} / {@code tool_call_finished} when asked to. */
+  /**
+   * Publishes {@code tool_call_started} / {@code tool_call_finished} when asked to; the server
+   * verticle publishes {@code tool_call_progress} there too, with the fields of
+   * {@code event("tool_call_progress")} (throttled, see {@code ProgressForwarder}).
+   */
   private record CallEvents(io.vertx.core.Vertx vertx, String address, JsonObject fields, DispatchRequest.ToolUse use) {
 
     private JsonObject event(String type) {

@@ -1,6 +1,7 @@
 package io.agentbus.http;
 
 import io.agentbus.config.MemoryBudget;
+import io.agentbus.config.OptionsJson;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -54,16 +55,17 @@ public class HttpApiOptions {
 
   /**
    * Reads {@code {host?, port?, tokens?: {token: tenant}, maxBodyBytes?, maxInFlightTurns?,
-   * retryAfterSeconds?, servers?: [names]}}; a field of the wrong type throws
-   * {@link IllegalArgumentException} naming it.
+   * retryAfterSeconds?, servers?: [names]}}; a field of the wrong type, or outside the range
+   * its setter accepts, throws {@link IllegalArgumentException} naming it.
    */
   public HttpApiOptions(JsonObject json) {
     Objects.requireNonNull(json, "'json' cannot be null");
-    setHost(string(json, "host", DEFAULT_HOST));
-    setPort((int) number(json, "port", DEFAULT_PORT));
-    setMaxBodyBytes(number(json, "maxBodyBytes", DEFAULT_MAX_BODY_BYTES));
-    setMaxInFlightTurns((int) number(json, "maxInFlightTurns", DEFAULT_MAX_IN_FLIGHT_TURNS));
-    setRetryAfterSeconds((int) number(json, "retryAfterSeconds", DEFAULT_RETRY_AFTER_SECONDS));
+    // each read checks the type and the range of the setter (never a wrapped int)
+    setHost(OptionsJson.string(json, "host", DEFAULT_HOST));
+    setPort(OptionsJson.intField(json, "port", 0, 65535, DEFAULT_PORT));
+    setMaxBodyBytes(OptionsJson.longField(json, "maxBodyBytes", 1, DEFAULT_MAX_BODY_BYTES));
+    setMaxInFlightTurns(OptionsJson.intField(json, "maxInFlightTurns", 1, Integer.MAX_VALUE, DEFAULT_MAX_IN_FLIGHT_TURNS));
+    setRetryAfterSeconds(OptionsJson.intField(json, "retryAfterSeconds", 1, Integer.MAX_VALUE, DEFAULT_RETRY_AFTER_SECONDS));
     Object t = json.getValue("tokens");
     if (t != null) {
       if (!(t instanceof JsonObject obj)) {
@@ -88,28 +90,6 @@ public class HttpApiOptions {
       arr.forEach(o -> names.add((String) o));
       setServers(names);
     }
-  }
-
-  private static String string(JsonObject json, String field, String fallback) {
-    Object v = json.getValue(field);
-    if (v == null) {
-      return fallback;
-    }
-    if (!(v instanceof String str)) {
-      throw new IllegalArgumentException("field '" + field + "' must be a string");
-    }
-    return str;
-  }
-
-  private static long number(JsonObject json, String field, long fallback) {
-    Object v = json.getValue(field);
-    if (v == null) {
-      return fallback;
-    }
-    if (!(v instanceof Number n) || n.doubleValue() != Math.rint(n.doubleValue())) {
-      throw new IllegalArgumentException("field '" + field + "' must be an integer");
-    }
-    return n.longValue();
   }
 
   /** @return the JSON form read by {@link #HttpApiOptions(JsonObject)} (holds the tokens: never log it) */

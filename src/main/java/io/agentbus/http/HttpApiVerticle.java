@@ -6,6 +6,7 @@ import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
@@ -46,6 +47,7 @@ public class HttpApiVerticle extends VerticleBase {
   private Responses responses;
   private Admission admission;
   private HttpServer server;
+  private boolean demoModel;
 
   /** Options from {@code config()}. */
   public HttpApiVerticle() {
@@ -54,6 +56,17 @@ public class HttpApiVerticle extends VerticleBase {
   /** @param options the settings (copied) */
   public HttpApiVerticle(HttpApiOptions options) {
     this.options = new HttpApiOptions(options);
+  }
+
+  /**
+   * Says that the conversations talk to the built-in demo (mock) model, which {@code GET /info}
+   * reports so the chat page can show it. Set before deploying.
+   *
+   * @return this
+   */
+  public HttpApiVerticle setDemoModel(boolean demoModel) {
+    this.demoModel = demoModel;
+    return this;
   }
 
   /**
@@ -116,6 +129,7 @@ public class HttpApiVerticle extends VerticleBase {
     router.get("/").handler(StaticHandler.create("webroot"));
     router.get("/health").handler(guard(info::health));
     router.get("/metrics").handler(guard(info::metrics));
+    router.get("/info").handler(ctx -> responses.json(ctx, 200, new JsonObject().put("demo", demoModel)));
     router.route("/v1/*").handler(auth);
     router.route("/v1/*").handler(BodyHandler.create(false).setBodyLimit(options.getMaxBodyBytes()));
     router.post("/v1/conversations").handler(guard(conversations::create));
@@ -130,8 +144,11 @@ public class HttpApiVerticle extends VerticleBase {
     String host = options.effectiveHost();
     boolean announce = firstToStart.getAndSet(false);
     if (!auth.enabled() && announce) {
-      LOG.warn("No API tokens configured: the HTTP API has no authentication, so it listens on {} only"
-        + " (configured host '{}' ignored)", HttpApiOptions.LOOPBACK, options.getHost());
+      // Only a host the user set is worth mentioning; the default is no choice of theirs.
+      String configured = options.getHost();
+      boolean ignored = !configured.equals(HttpApiOptions.DEFAULT_HOST) && !configured.equals(host);
+      LOG.warn("No API tokens configured: the HTTP API has no authentication, so it listens on {} only{}",
+        HttpApiOptions.LOOPBACK, ignored ? " (configured host '" + configured + "' ignored until http.tokens are set)" : "");
     }
     return vertx.createHttpServer().requestHandler(router).listen(options.getPort(), host).map(s -> {
       server = s;

@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * turn refused up front (404, 409, 400...) still gets a plain JSON error with its status. A
  * failure after that is sent as an {@code error} event. When the client goes away the turn
  * keeps running; only the writing stops. A client that reads too slowly misses
- * {@code text_delta}, {@code model_call} and {@code usage} events (never the others): the
+ * {@code text_delta}, {@code model_call}, {@code tool_call_progress} and {@code usage} events
+ * (never the others): the
  * {@code done} event carries the whole answer, so memory stays bounded. Touched only on the
  * verticle's context.
  */
@@ -31,8 +32,8 @@ final class TurnStream {
   private static final Logger LOG = LoggerFactory.getLogger(TurnStream.class);
   /** Event types forwarded to the client. */
   static final Set<String> FORWARDED = Set.of("turn_started", "text_delta", "model_call", "tool_call_started",
-    "tool_call_finished", "usage", "done");
-  private static final Set<String> DROPPABLE = Set.of("text_delta", "model_call", "usage");
+    "tool_call_progress", "tool_call_finished", "usage", "done");
+  private static final Set<String> DROPPABLE = Set.of("text_delta", "model_call", "tool_call_progress", "usage");
 
   private final Vertx vertx;
   private final RoutingContext ctx;

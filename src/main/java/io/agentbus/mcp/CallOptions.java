@@ -4,7 +4,9 @@ import io.vertx.core.Handler;
 
 /**
  * Per-call settings for {@link McpClient#callTool}. Unset values fall back to the
- * server's options.
+ * server's options. The call fails with a timeout when no response and no progress arrived
+ * for {@code timeoutMs}; each {@code notifications/progress} restarts that clock, but never
+ * past {@code maxTotalTimeoutMs} after the request was sent.
  */
 public class CallOptions {
 
@@ -68,8 +70,9 @@ public class CallOptions {
   }
 
   /**
-   * Asks the server for progress ({@code _meta.progressToken}) and receives each update
-   * on the client's context.
+   * Receives each progress update on the client's context. Every {@code tools/call} carries a
+   * {@code _meta.progressToken} whether or not a handler is set, so that progress restarts the
+   * timeout (see {@link #setResetTimeoutOnProgress}) in any case.
    */
   public CallOptions setProgressHandler(Handler<ProgressUpdate> progressHandler) {
     this.progressHandler = progressHandler;

@@ -1,6 +1,7 @@
 package io.agentbus.model;
 
 import io.agentbus.config.MemoryBudget;
+import io.agentbus.config.OptionsJson;
 import io.vertx.core.json.JsonObject;
 import java.lang.management.ManagementFactory;
 import java.util.Map;
@@ -120,23 +121,25 @@ public class ModelOptions {
    * Reads options from JSON; absent fields keep their defaults.
    *
    * @param json the JSON form, as produced by {@link #toJson()} plus an optional {@code apiKey}
+   * @throws IllegalArgumentException naming the field when a value has the wrong type or lies
+   *     outside the range its setter accepts
    */
   public ModelOptions(JsonObject json) {
     this();
-    setProvider(json.getString("provider", DEFAULT_PROVIDER));
-    apiKey = json.getString("apiKey");
-    baseUrl = json.getString("baseUrl");
-    model = json.getString("model");
-    setAnthropicVersion(json.getString("anthropicVersion", DEFAULT_ANTHROPIC_VERSION));
-    setMaxRetries(json.getInteger("maxRetries", DEFAULT_MAX_RETRIES));
-    setRequestTimeoutMs(json.getLong("requestTimeoutMs", DEFAULT_REQUEST_TIMEOUT_MS));
-    setConnectTimeoutMs(json.getInteger("connectTimeoutMs", DEFAULT_CONNECT_TIMEOUT_MS));
-    setMaxConnections(json.getInteger("maxConnections", DEFAULT_MAX_CONNECTIONS));
-    setMaxWaitQueueSize(json.getInteger("maxWaitQueueSize", DEFAULT_MAX_WAIT_QUEUE_SIZE));
-    setHttp2(json.getBoolean("http2", DEFAULT_HTTP2));
-    setHttp2MaxConnections(json.getInteger("http2MaxConnections", DEFAULT_HTTP2_MAX_CONNECTIONS));
-    setPromptCaching(json.getBoolean("promptCaching", DEFAULT_PROMPT_CACHING));
-    setMaxEventSize(json.getInteger("maxEventSize", DEFAULT_MAX_EVENT_SIZE));
+    setProvider(OptionsJson.string(json, "provider", DEFAULT_PROVIDER));
+    apiKey = OptionsJson.string(json, "apiKey", null);
+    setBaseUrl(OptionsJson.string(json, "baseUrl", null));
+    model = OptionsJson.string(json, "model", null);
+    setAnthropicVersion(OptionsJson.string(json, "anthropicVersion", DEFAULT_ANTHROPIC_VERSION));
+    setMaxRetries(OptionsJson.intField(json, "maxRetries", 0, Integer.MAX_VALUE, DEFAULT_MAX_RETRIES));
+    setRequestTimeoutMs(OptionsJson.longField(json, "requestTimeoutMs", 1, DEFAULT_REQUEST_TIMEOUT_MS));
+    setConnectTimeoutMs(OptionsJson.intField(json, "connectTimeoutMs", 1, Integer.MAX_VALUE, DEFAULT_CONNECT_TIMEOUT_MS));
+    setMaxConnections(OptionsJson.intField(json, "maxConnections", 1, Integer.MAX_VALUE, DEFAULT_MAX_CONNECTIONS));
+    setMaxWaitQueueSize(OptionsJson.intField(json, "maxWaitQueueSize", -1, Integer.MAX_VALUE, DEFAULT_MAX_WAIT_QUEUE_SIZE));
+    setHttp2(OptionsJson.bool(json, "http2", DEFAULT_HTTP2));
+    setHttp2MaxConnections(OptionsJson.intField(json, "http2MaxConnections", 1, Integer.MAX_VALUE, DEFAULT_HTTP2_MAX_CONNECTIONS));
+    setPromptCaching(OptionsJson.bool(json, "promptCaching", DEFAULT_PROMPT_CACHING));
+    setMaxEventSize(OptionsJson.intField(json, "maxEventSize", 1024, Integer.MAX_VALUE, DEFAULT_MAX_EVENT_SIZE));
   }
 
   /**

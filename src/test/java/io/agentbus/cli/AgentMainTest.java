@@ -2,11 +2,13 @@ package io.agentbus.cli;
 
 import io.agentbus.testing.Integration;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.agentbus.AgentMain;
 import io.agentbus.testing.FakeStdioServer;
 import io.agentbus.testing.InteropServers;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -34,7 +36,9 @@ class AgentMainTest {
   static void writeConfig() throws Exception {
     JsonObject servers = new JsonObject()
       .put("everything", entry(InteropServers.everythingStdio("everything").toJson()))
-      .put("fake", entry(InteropServers.javaMain("fake", FakeStdioServer.class, "plain").toJson()));
+      .put("fake", entry(InteropServers.javaMain("fake", FakeStdioServer.class, "plain").toJson()))
+      .put("narrow", entry(InteropServers.javaMain("narrow", FakeStdioServer.class, "plain").toJson())
+        .put("disabledTools", new JsonArray().add("hang").add("d*")));
     config = Files.writeString(dir.resolve("mcp.json"), new JsonObject().put("mcpServers", servers).encodePrettily());
   }
 
@@ -97,6 +101,33 @@ class AgentMainTest {
     Run badJson = run(withConfig("call", "everything", "echo", "[1]"));
     assertEquals(2, badJson.code());
     assertTrue(badJson.err().contains("JSON-ARGS must be a JSON object"));
+  }
+
+  @Test
+  void toolsAndCallHonourAllowedAndDisabledTools() {
+    Run tools = run(withConfig("tools"));
+    assertEquals(0, tools.code(), tools.err());
+    assertTrue(tools.out().contains("narrow (fake-plain 1.0, protocol 2025-11-25): 1 tools (2 more hidden by"
+      + " allowedTools/disabledTools; --include-hidden lists them)\n  echo - fake echo\n"), tools.out());
+    assertFalse(tools.out().contains("  hang [hidden]"), tools.out());
+
+    Run all = run(withConfig("tools", "--include-hidden"));
+    assertTrue(all.out().contains("  hang [hidden] - fake hang"), all.out());
+    assertTrue(all.out().contains("  die [hidden] - fake die"), all.out());
+
+    JsonObject narrow = new JsonObject(run(withConfig("tools", "--json")).out()).getJsonObject("servers").getJsonObject("narrow");
+    assertEquals(1, narrow.getJsonArray("tools").size());
+    assertEquals(new JsonArray().add("hang").add("die"), narrow.getJsonArray("hidden"));
+
+    Run refused = run(withConfig("call", "narrow", "die"));
+    assertEquals(2, refused.code());
+    assertTrue(refused.err().contains("tool 'die' of server 'narrow' is hidden"), refused.err());
+
+    // Included on purpose: the tool runs (and kills its server), reported with the server named once.
+    Run included = run(withConfig("call", "narrow", "die", "--include-hidden"));
+    assertEquals(2, included.code());
+    assertTrue(included.err().contains("server 'narrow' exited (code 7)"), included.err());
+    assertEquals(1, included.err().split("server 'narrow'", -1).length - 1, included.err());
   }
 
   @Test

@@ -38,9 +38,15 @@ class ChatCommandTest {
         new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
       String text = out.toString(StandardCharsets.UTF_8);
       assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
+      assertTrue(text.startsWith("Agentbus chat. DEMO MODE: the built-in mock model answers (model.demo is true)")
+        || text.startsWith("Agentbus chat. DEMO MODE: the built-in mock model answers (no ANTHROPIC_API_KEY"), text);
+      assertTrue(text.contains("\nMCP servers: demo (READY, 3 tools)."), text);
       assertTrue(text.contains("[tool mcp__demo__get_weather ...]"), text);
       assertTrue(text.contains("[tool mcp__demo__get_weather done in"), text);
       assertTrue(text.contains("Tokyo: sunny, 14 °C"), text);
+      java.util.regex.Matcher log = java.util.regex.Pattern.compile("Log: (\\S+)\\.").matcher(text);
+      assertTrue(log.find(), text);
+      Files.deleteIfExists(Path.of(log.group(1)));
     } finally {
       Cli.await(vertx.close());
     }
@@ -58,7 +64,8 @@ class ChatCommandTest {
         java.util.Set.of(), java.util.Set.of("config", "mcp-config"));
       Launcher.Launched launched = Cli.await(Launcher.start(vertx, Cli.loadAgentConfig(config), Cli.loadMcpConfig(config)));
       io.agentbus.http.HttpApiVerticle api = new io.agentbus.http.HttpApiVerticle(new io.agentbus.http.HttpApiOptions()
-        .setPort(0).setTokens(java.util.Map.of("s3cret", "me")).setServers(launched.agentbus().servers()));
+        .setPort(0).setTokens(java.util.Map.of("s3cret", "me")).setServers(launched.agentbus().servers()))
+        .setDemoModel(launched.demoModel() != null);
       Cli.await(vertx.deployVerticle(api));
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -68,6 +75,7 @@ class ChatCommandTest {
         new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
       String text = out.toString(StandardCharsets.UTF_8);
       assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
+      assertTrue(text.startsWith("Agentbus chat at http://127.0.0.1:" + api.actualPort() + " (DEMO MODE"), text);
       assertTrue(text.contains("[tool mcp__demo__get_weather done in"), text);
       assertTrue(text.contains("Cairo: sunny, 23 °C"), text);
       Cli.await(launched.close());

@@ -70,15 +70,28 @@ class AgentConfigTest {
   void errorsNameTheField() {
     assertEquals("agent config: field 'model.provider' must be \"anthropic\" or \"openai\"",
       error("{\"model\": {\"provider\": \"gemini\"}}", Map.of()));
-    assertEquals("agent config: loop: field 'maxIterations' must be a positive integer",
+    assertEquals("agent config: field 'loop.maxIterations' must be an integer from 1 to 2147483647 (was a string)",
       error("{\"loop\": {\"maxIterations\": \"ten\"}}", Map.of()));
-    assertEquals("agent config: field 'http.port' must be a port number (0-65535; 0 picks a free port)",
+    assertEquals("agent config: field 'http.port' must be a port number (0-65535; 0 picks a free port) (was 70000)",
       error("{\"http\": {\"port\": 70000}}", Map.of()));
-    assertEquals("agent config: field 'system' must be a string", error("{\"system\": 42}", Map.of()));
+    assertEquals("agent config: field 'http.port' must be a port number (0-65535; 0 picks a free port) (was 4294975592)",
+      error("{\"http\": {\"port\": 4294975592}}", Map.of()), "2^32 + 8296 must not wrap to port 8296");
+    assertEquals("agent config: field 'http.port' must be a port number (0-65535; 0 picks a free port) (was 80.5)",
+      error("{\"http\": {\"port\": 80.5}}", Map.of()));
+    assertEquals("agent config: field 'http.port' must be a port number (0-65535; 0 picks a free port)",
+      error("{\"http\": {\"port\": \"80a\"}}", Map.of()));
+    assertEquals("agent config: field 'system' must be a string (was 42)", error("{\"system\": 42}", Map.of()));
+    assertEquals("agent config: field 'stream' must be true or false (was a string)", error("{\"stream\": \"yes\"}", Map.of()));
+    assertEquals("agent config: field 'loop' must be an object (was an array)", error("{\"loop\": []}", Map.of()));
+    assertEquals("agent config: field 'model.baseUrl' must start with http:// or https://",
+      error("{\"model\": {\"baseUrl\": \"localhost:8080\"}}", Map.of()));
+    assertEquals("agent config: field 'http.host' must not be empty", error("{\"http\": {\"host\": \" \"}}", Map.of()));
     assertEquals("agent config: field 'model.apiKey': environment variable 'NOPE' is not set",
       error("{\"model\": {\"apiKey\": \"${NOPE}\"}}", Map.of()));
     assertEquals("environment variable AGENTBUS_PORT must be a port number (0-65535; 0 picks a free port)",
       error("{}", Map.of("AGENTBUS_PORT", "http")));
+    assertEquals("agent config: field 'http.port' must be a port number (0-65535; 0 picks a free port) (was -1)",
+      error("{\"http\": {\"port\": -1}}", Map.of("AGENTBUS_PORT", "0")), "a bad file value is an error even when overridden");
   }
 
   @Test

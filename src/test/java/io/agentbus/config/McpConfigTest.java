@@ -71,16 +71,44 @@ class McpConfigTest {
   }
 
   @Test
+  void theJsonConstructorReadsEveryField() {
+    McpServerOptions full = new McpServerOptions().setName("x").setTransport(McpServerOptions.Transport.HTTP)
+      .setCommand("c").setArgs(List.of("a")).setEnv(Map.of("K", "v")).setCwd("/w").setUrl("http://h")
+      .setHeaders(Map.of("H", "v")).setDisabled(true).setAllowedTools(List.of("a*")).setDisabledTools(List.of("b"))
+      .setTimeoutMs(11).setConnectTimeoutMs(12).setMaxTotalTimeoutMs(13).setMaxMessageBytes(14).setMaxConcurrentCalls(15)
+      .setMaxPendingRequests(16).setMaxQueuedCalls(17).setShutdownGraceMs(18).setTerminateGraceMs(19)
+      .setRestartInitialBackoffMs(20).setRestartMaxBackoffMs(21).setDownAfterFailures(22);
+    JsonObject json = full.toJson();
+    JsonObject defaults = new McpServerOptions().setName("y").toJson();
+    // every setter has a JSON field, and the test value of each differs from its default
+    Map<String, String> jsonNames = Map.of("transport", "type", "restartInitialBackoffMs", "restart",
+      "restartMaxBackoffMs", "restart", "downAfterFailures", "restart");
+    for (java.lang.reflect.Method m : McpServerOptions.class.getMethods()) {
+      if (m.getName().startsWith("set") && m.getReturnType() == McpServerOptions.class) {
+        String p = Character.toLowerCase(m.getName().charAt(3)) + m.getName().substring(4);
+        String field = jsonNames.getOrDefault(p, p);
+        assertTrue(json.containsKey(field), "set" + m.getName().substring(3) + " has no field in toJson()");
+        assertFalse(json.getValue(field).equals(defaults.getValue(field)), field + ": give it a non-default value here");
+      }
+    }
+    json.getJsonObject("restart").forEach(e -> assertFalse(e.getValue().equals(
+      defaults.getJsonObject("restart").getValue(e.getKey())), "restart." + e.getKey() + ": give it a non-default value"));
+    McpServerOptions copy = new McpServerOptions(json);
+    assertEquals(json, copy.toJson());
+    assertEquals(List.of(), copy.unknownFields());
+  }
+
+  @Test
   void errorsNameTheServerAndTheField() {
     assertEquals("server 'a': field 'command' is required for a stdio server (or give a 'url')",
       error("{\"mcpServers\": {\"a\": {\"args\": []}}}"));
-    assertEquals("server 'a': field 'args' must be an array of strings",
+    assertEquals("server 'a': field 'args' must be an array of strings (was a string)",
       error("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"args\": \"-v\"}}}"));
     assertEquals("server 'a': field 'env.PORT' must be a string",
       error("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"env\": {\"PORT\": 8080}}}}"));
-    assertEquals("server 'a': field 'timeoutMs' must be a positive integer",
+    assertEquals("server 'a': field 'timeoutMs' must be an integer >= 1 (was -1)",
       error("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"timeoutMs\": -1}}}"));
-    assertEquals("server 'a': field 'disabled' must be true or false",
+    assertEquals("server 'a': field 'disabled' must be true or false (was a string)",
       error("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"disabled\": \"yes\"}}}"));
     assertEquals("server 'a': field 'type' must be one of stdio, http, sse",
       error("{\"mcpServers\": {\"a\": {\"type\": \"grpc\", \"command\": \"x\"}}}"));

@@ -12,18 +12,34 @@ import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
  * The shipped {@code conf/agent.json} and {@code conf/mcp.json} state only built-in defaults,
- * so that {@code serve} with or without them behaves the same and the derived limits apply.
+ * so that {@code serve} with or without them behaves the same and the derived limits apply;
+ * {@code conf/mcp.example.json} sets tuning fields only where it means to show them. Every key
+ * of the three files is one Agentbus reads, and one the README documents.
  */
 class ShippedConfigTest {
 
-  /** Content rather than tuning: the product's system prompt has no built-in counterpart. */
-  private static final Set<String> CONTENT_FIELDS = Set.of("system");
+  /**
+   * Content rather than tuning: the product's system prompt has no built-in counterpart.
+   * Each such field maps to the README words that say the shipped file sets it.
+   */
+  private static final Map<String, String> CONTENT_FIELDS = Map.of("system", "the shipped file sets one");
+  /** Free-form maps: their keys are the user's, not field names. */
+  private static final Set<String> MAP_FIELDS = Set.of("http.tokens", "env", "headers");
+  /**
+   * The tuning fields conf/mcp.example.json sets on purpose, to show them (server.field):
+   * every other field of it must be an identity field or equal the built-in default.
+   */
+  private static final Set<String> EXAMPLE_CHOICES = Set.of("everything.timeoutMs", "everything.disabledTools",
+    "files.allowedTools", "remote.disabled");
   /** What identifies an MCP server (it has no default); everything else must be the default. */
   private static final Set<String> MCP_IDENTITY_FIELDS = Set.of("command", "args", "env", "cwd", "url", "headers", "type");
 
@@ -36,6 +52,8 @@ class ShippedConfigTest {
     JsonObject loop = new JsonObject()
       .put("maxIterations", conv.getValue("maxIterations"))
       .put("tokenBudget", conv.getValue("tokenBudget"))
+      .put("toolTimeoutMs", conv.getValue("toolTimeoutMs"))
+      .put("turnTimeoutMs", conv.getValue("turnTimeoutMs"))
       .put("maxActiveTurns", conv.getValue("maxActiveTurns"));
     JsonObject model = conv.getJsonObject("model").copy();
     model.remove("apiKey");
@@ -79,7 +97,13 @@ class ShippedConfigTest {
   @Test
   void theShippedAgentJsonStatesOnlyBuiltInDefaults() throws IOException {
     JsonObject file = read("conf/agent.json");
-    assertOnlyDefaults(file, agentDefaults(), "", CONTENT_FIELDS);
+    assertOnlyDefaults(file, agentDefaults(), "", CONTENT_FIELDS.keySet());
+    String readme = Files.readString(Path.of("README.md"));
+    CONTENT_FIELDS.forEach((field, words) -> {
+      if (file.containsKey(field)) {
+        assertTrue(readme.contains(words), "README does not say that the shipped agent.json sets '" + field + "'");
+      }
+    });
 
     // and the whole resolved configuration is the built-in one
     AgentConfig builtIn = AgentConfig.fromJson(new JsonObject(), ENV);
@@ -91,6 +115,70 @@ class ShippedConfigTest {
     assertEquals(builtIn.drainTimeoutMs(), shipped.drainTimeoutMs());
     assertEquals(builtIn.demoModel(), shipped.demoModel());
     assertEquals(builtIn.demoLatencyMs(), shipped.demoLatencyMs());
+  }
+
+  /** @return the field paths of a file, not descending into {@link #MAP_FIELDS} */
+  private static List<String> paths(JsonObject json, String prefix) {
+    List<String> out = new ArrayList<>();
+    for (Map.Entry<String, Object> e : json) {
+      String path = prefix + e.getKey();
+      out.add(path);
+      if (e.getValue() instanceof JsonObject obj && !MAP_FIELDS.contains(path) && !MAP_FIELDS.contains(e.getKey())) {
+        out.addAll(paths(obj, path + "."));
+      }
+    }
+    return out;
+  }
+
+  private static void assertDocumented(String file, List<String> fields) throws IOException {
+    String readme = Files.readString(Path.of("README.md"));
+    for (String field : fields) {
+      assertTrue(readme.contains("`" + field + "`"), file + " sets '" + field + "', which the README does not document");
+    }
+  }
+
+  @Test
+  void everyKeyOfTheShippedFilesIsKnownAndDocumented() throws IOException {
+    AgentConfig agent = AgentConfig.load(Path.of("conf/agent.json"), true, ENV);
+    assertEquals(List.of(), agent.unknownFields(), "conf/agent.json");
+    JsonObject agentFile = read("conf/agent.json");
+    List<String> agentPaths = paths(agentFile, "");
+    // an object is documented by its fields
+    agentPaths.removeIf(p -> agentFile.getValue(p) instanceof JsonObject && !MAP_FIELDS.contains(p));
+    assertDocumented("conf/agent.json", agentPaths);
+    for (String name : List.of("conf/mcp.json", "conf/mcp.example.json")) {
+      McpConfig mcp = McpConfig.load(Path.of(name), EnvExpander.of(Map.of("HOME", "/home/x", "PWD", "/work")));
+      assertEquals(List.of(), mcp.unknownFields(), name);
+      Set<String> fields = new TreeSet<>();
+      read(name).getJsonObject("mcpServers").forEach(e -> fields.addAll(paths((JsonObject) e.getValue(), "")));
+      fields.remove("restart");
+      assertDocumented(name, new ArrayList<>(fields));
+    }
+  }
+
+  @Test
+  void theExampleMcpJsonSetsTuningFieldsOnlyWhereItMeansTo() throws IOException {
+    JsonObject servers = read("conf/mcp.example.json").getJsonObject("mcpServers");
+    McpConfig config = McpConfig.load(Path.of("conf/mcp.example.json"), EnvExpander.of(Map.of("HOME", "/home/x", "PWD", "/work")));
+    assertEquals(servers.size(), config.servers().size());
+    Set<String> chosen = new TreeSet<>();
+    for (McpServerOptions parsed : config.servers()) {
+      JsonObject entry = servers.getJsonObject(parsed.getName());
+      JsonObject defaults = new McpServerOptions().setName(parsed.getName()).setTransport(parsed.getTransport())
+        .setCommand(parsed.getCommand()).setArgs(parsed.getArgs()).setEnv(parsed.getEnv()).setCwd(parsed.getCwd())
+        .setUrl(parsed.getUrl()).setHeaders(parsed.getHeaders()).toJson();
+      JsonObject actual = parsed.toJson();
+      for (String field : actual.fieldNames()) {
+        if (!actual.getValue(field).equals(defaults.getValue(field))) {
+          String where = parsed.getName() + "." + field;
+          assertTrue(EXAMPLE_CHOICES.contains(where), where + " differs from the built-in default: a deliberate example?"
+            + " Then add it to EXAMPLE_CHOICES");
+          assertTrue(entry.containsKey(field), where);
+          chosen.add(where);
+        }
+      }
+    }
+    assertEquals(EXAMPLE_CHOICES, chosen, "EXAMPLE_CHOICES names a field the example no longer sets");
   }
 
   @Test

@@ -21,12 +21,15 @@ import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Result adaptation, on results of the real server-everything and on scripted shapes. */
 @Integration
 @ExtendWith(VertxExtension.class)
 class ResultAdapterTest {
 
+  @RegisterExtension
+  final LogCapture.Lines logs = LogCapture.perTest();
   private static final ResultAdapter ADAPTER = new ResultAdapter(100_000, 5 * 1024 * 1024);
   private static CatalogSnapshot catalog;
   private static JsonObject tinyImage;
@@ -98,8 +101,8 @@ class ResultAdapterTest {
   @Test
   void realStructuredContentMatchesItsOutputSchemaAndTheTextIsKept() {
     CatalogEntry entry = catalog.byName("mcp__everything__get-structured-content");
-    LogCapture.lines();
     JsonArray out = ADAPTER.adapt(structured, entry, Provider.ANTHROPIC);
+    assertFalse(logs.contains("does not match its outputSchema"), logs.lines()::toString);
     assertFalse(allText(out).contains("does not match"), out::encode);
     assertEquals(structured.getJsonArray("content").size(), out.size(), "the text block is given, not the JSON twice");
   }
@@ -116,7 +119,7 @@ class ResultAdapterTest {
       .put("structuredContent", new JsonObject().put("temperature", "hot"));
     String text = allText(ADAPTER.adapt(bad, entry, Provider.ANTHROPIC));
     assertTrue(text.contains("does not match the tool's outputSchema"), text);
-    assertTrue(LogCapture.contains("structuredContent does not match its outputSchema"));
+    assertTrue(logs.contains("structuredContent does not match its outputSchema"));
   }
 
   @Test

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Everything around the turns: auth and tenant isolation, every bad-input answer, /health,
@@ -34,6 +35,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Integration
 @ExtendWith(VertxExtension.class)
 class HttpApiRequestsTest {
+
+  @RegisterExtension
+  final LogCapture.Lines logs = LogCapture.perTest();
 
   static ApiFixture fx;
 
@@ -223,9 +227,10 @@ class HttpApiRequestsTest {
           String body = r.bodyAsString();
           assertFalse(body.contains(wrong) || body.contains(ALICE) || body.contains(BOB), body);
         }
-        assertFalse(LogCapture.contains(ALICE), "alice's token was logged");
-        assertFalse(LogCapture.contains(BOB), "bob's token was logged");
-        assertFalse(LogCapture.contains(wrong), "a presented token was logged");
+        assertTrue(logs.contains(" -> 401 "), "the refused request was not logged: the checks below would prove nothing");
+        assertFalse(logs.contains(ALICE), "alice's token was logged");
+        assertFalse(logs.contains(BOB), "bob's token was logged");
+        assertFalse(logs.contains(wrong), "a presented token was logged");
         assertFalse(fx.api.toString().contains(ALICE));
         assertFalse(new HttpApiOptions().addToken(ALICE, "alice").toString().contains(ALICE));
         ctx.completeNow();
@@ -238,7 +243,7 @@ class HttpApiRequestsTest {
     vertx.deployVerticle(open).compose(deployment -> {
       ctx.verify(() -> {
         assertEquals(HttpApiOptions.LOOPBACK, open.host());
-        assertTrue(LogCapture.lines().stream().anyMatch(l -> l.startsWith("WARN") && l.contains("No API tokens configured")
+        assertTrue(logs.lines().stream().anyMatch(l -> l.startsWith("WARN") && l.contains("No API tokens configured")
           && l.contains("127.0.0.1 only")), "no loopback warning");
       });
       return fx.request(HttpMethod.POST, open, "/v1/conversations", null).sendJsonObject(new JsonObject())

@@ -19,11 +19,15 @@ import java.util.List;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The MCP client against a scripted stdio server that misbehaves on purpose. */
 @Integration
 @ExtendWith(VertxExtension.class)
 class StdioFaultTest {
+
+  @RegisterExtension
+  final LogCapture.Lines logs = LogCapture.perTest();
 
   private static McpServerOptions fake(String name, String... args) {
     return InteropServers.javaMain(name, FakeStdioServer.class, args);
@@ -49,10 +53,10 @@ class StdioFaultTest {
       .map(result -> {
         ctx.verify(() -> {
           assertEquals("Echo: still fine", result.getJsonArray("content").getJsonObject(0).getString("text"));
-          assertTrue(LogCapture.contains("[garbage] skipped a line that is not JSON: this is not json"));
-          assertTrue(LogCapture.contains("[garbage] skipped a line that is not a JSON-RPC object"));
-          assertTrue(LogCapture.contains("[garbage] dropped a response with unknown id 999"));
-          assertTrue(LogCapture.contains("[garbage] skipped a 20"));
+          assertTrue(logs.contains("[garbage] skipped a line that is not JSON: this is not json"));
+          assertTrue(logs.contains("[garbage] skipped a line that is not a JSON-RPC object"));
+          assertTrue(logs.contains("[garbage] dropped a response with unknown id 999"));
+          assertTrue(logs.contains("[garbage] skipped a 20"));
         });
         return result;
       }));

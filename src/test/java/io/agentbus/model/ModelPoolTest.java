@@ -33,7 +33,7 @@ class ModelPoolTest {
         .conversation().getModel().getMaxWaitQueueSize());
     ConfigException e = assertThrows(ConfigException.class,
         () -> AgentConfig.fromJson(new JsonObject("{\"model\": {\"maxWaitQueueSize\": -2}}"), Map.of()));
-    assertEquals("agent config: field 'maxWaitQueueSize' must be -1 (unbounded) or an integer >= 0", e.getMessage());
+    assertEquals("agent config: field 'model.maxWaitQueueSize' must be -1 (unbounded) or an integer from 0 to 2147483647 (was -2)", e.getMessage());
   }
 
   @Test

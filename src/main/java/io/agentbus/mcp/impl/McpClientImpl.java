@@ -45,6 +45,8 @@ public final class McpClientImpl implements McpClient {
   private Handler<JsonObject> logMessageHandler;
   private Handler<Throwable> closeHandler;
   private Future<Void> closing;
+  /** Completes when connect() does; failed at once by close() or a lost connection. */
+  private Promise<JsonObject> connecting;
 
   public McpClientImpl(Vertx vertx, Context context, McpServerOptions options, McpTransport transport) {
     this.vertx = vertx;
@@ -77,10 +79,15 @@ public final class McpClientImpl implements McpClient {
     status = Status.CONNECTING;
     transport.closeHandler(this::onTransportClosed);
     Promise<JsonObject> ready = context.promise();
+    connecting = ready;
     long timer = vertx.setTimer(options.getConnectTimeoutMs(), t -> ready.tryFail(new McpException(Kind.TIMEOUT,
       "server '" + name + "' was not ready within " + options.getConnectTimeoutMs() + " ms")));
+    ready.future().onComplete(ar -> vertx.cancelTimer(timer));
     transport.start(this::onMessage)
       .compose(v -> {
+        if (status != Status.CONNECTING) {
+          return Future.failedFuture(new McpException(Kind.CONNECTION_CLOSED, "server '" + name + "' closed while connecting"));
+        }
         status = Status.INITIALIZING;
         return send("initialize", initializeParams(), options.getConnectTimeoutMs(), null);
       })
@@ -95,7 +102,6 @@ public final class McpClientImpl implements McpClient {
         return hasTools() ? lister.list() : Future.succeededFuture(List.of());
       })
       .onComplete(ar -> {
-        vertx.cancelTimer(timer);
         if (ar.succeeded()) {
           ready.tryComplete(initializeResult);
         } else {
@@ -194,11 +200,15 @@ public final class McpClientImpl implements McpClient {
                                   boolean resetOnProgress, Handler<ProgressUpdate> progress) {
     long id = ++nextId;
     String key = JsonRpc.idKey(id);
-    if (progress != null) {
+    // Every tools/call carries a progressToken (its request id, unique while it is pending), so
+    // that a server's progress restarts the call's clock (up to maxTotalMs) whether or not the
+    // caller asked to see the updates.
+    boolean tracksProgress = progress != null || "tools/call".equals(method);
+    if (tracksProgress) {
       JsonObject meta = params.getJsonObject("_meta", new JsonObject()).put("progressToken", id);
       params.put("_meta", meta);
     }
-    Future<JsonObject> response = pending.add(id, key, method, timeoutMs, maxTotalMs, resetOnProgress, progress);
+    Future<JsonObject> response = pending.add(id, key, method, timeoutMs, maxTotalMs, resetOnProgress && tracksProgress, progress);
     if (response.failed()) {
       return response;
     }
@@ -297,20 +307,32 @@ public final class McpClientImpl implements McpClient {
   }
 
   private void onToolsRelisted(List<JsonObject> tools) {
-    if (toolsChangedHandler != null && status == Status.READY) {
+    // during connect, connect() hands out the fresh list itself
+    if (toolsChangedHandler != null && status == Status.READY && connected()) {
       toolsChangedHandler.handle(tools);
     }
+  }
+
+  private boolean connected() {
+    return connecting != null && connecting.future().succeeded();
   }
 
   private void onTransportClosed(Throwable cause) {
     if (status == Status.CLOSED || status == Status.CLOSING) {
       return;
     }
-    boolean wasReady = status == Status.READY;
+    // A connection that connect() has not reported ready yet fails connect(), not closeHandler.
+    boolean report = status == Status.READY && connected();
     status = Status.CLOSED;
-    pending.failAll(cause);
-    if (wasReady && closeHandler != null) {
-      closeHandler.handle(cause);
+    McpException closed = cause instanceof McpException m && m.kind() == Kind.CONNECTION_CLOSED ? m
+      : new McpException(Kind.CONNECTION_CLOSED, "connection to server '" + name + "' lost: "
+        + (cause == null ? "closed" : cause.getMessage()), cause);
+    pending.failAll(closed);
+    if (connecting != null) {
+      connecting.tryFail(closed);
+    }
+    if (report && closeHandler != null) {
+      closeHandler.handle(closed);
     }
   }
 
@@ -325,6 +347,9 @@ public final class McpClientImpl implements McpClient {
     }
     status = Status.CLOSING;
     pending.failAll(cause);
+    if (connecting != null) {
+      connecting.tryFail(cause);
+    }
     closing = transport.close().andThen(ar -> status = Status.CLOSED);
     return closing;
   }
@@ -370,5 +395,10 @@ public final class McpClientImpl implements McpClient {
   @Override
   public JsonObject describe() {
     return transport.describe();
+  }
+
+  /** @return how many requests wait for a response (tests check that none leak); on the context */
+  int pendingRequests() {
+    return pending.size();
   }
 }

@@ -80,9 +80,10 @@ final class PendingRequests {
   private void arm(Entry e, long delayMs) {
     e.timer = vertx.setTimer(Math.max(1, delayMs), t -> {
       if (entries.remove(e.key) == e) {
+        // the server is told first (notifications/cancelled), then the caller
+        timedOut.accept(e);
         e.promise.fail(new McpException(Kind.TIMEOUT, e.method + " to server '" + server + "' timed out after "
           + elapsedMs(e) + " ms"));
-        timedOut.accept(e);
       }
     });
   }
@@ -100,18 +101,26 @@ final class PendingRequests {
     return e;
   }
 
-  /** Delivers a progress update; may restart the entry's timer, never past its deadline. */
+  /**
+   * A progress update for a pending request: restarts its timer when it resets on progress
+   * (never past its hard deadline, {@code maxTotalMs} after it was sent), then hands the
+   * update to its handler, if it has one. Unknown tokens are ignored.
+   */
   void progress(String key, ProgressUpdate update) {
     Entry e = entries.get(key);
-    if (e == null || e.progress == null) {
+    if (e == null) {
       return;
     }
     if (e.resetOnProgress) {
-      vertx.cancelTimer(e.timer);
       long remainingMs = (e.deadlineNanos - System.nanoTime()) / 1_000_000L;
-      arm(e, Math.min(e.timeoutMs, remainingMs));
+      if (remainingMs > 0) {
+        vertx.cancelTimer(e.timer);
+        arm(e, Math.min(e.timeoutMs, remainingMs));
+      }
     }
-    e.progress.handle(update);
+    if (e.progress != null) {
+      e.progress.handle(update);
+    }
   }
 
   /** Fails every pending request with {@code cause}, exactly once each. */

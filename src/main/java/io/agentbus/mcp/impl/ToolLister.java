@@ -4,9 +4,11 @@ import io.agentbus.mcp.McpException;
 import io.agentbus.mcp.McpException.Kind;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
+import io.vertx.core.Promise;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -16,22 +18,31 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Lists a server's tools across {@code nextCursor} pages and keeps the last listing.
- * {@code tools/list_changed} notifications that arrive while a listing runs are coalesced
- * into one more listing afterwards. Tools that require task-augmented calls are hidden
- * (Agentbus does not run tasks), each logged once. Confined to the client's context.
+ * A {@code tools/list_changed} that arrives while a listing runs makes it start over from
+ * the first page once the page in flight is answered, so a listing never mixes pages from
+ * before and after a change; callers that joined it get the fresh listing. Tools that
+ * require task-augmented calls are hidden (Agentbus does not run tasks), each logged once.
+ * Confined to the client's context.
  */
 final class ToolLister {
 
   private static final Logger LOG = LoggerFactory.getLogger(ToolLister.class);
   static final int MAX_PAGES = 1000;
+  /** Fresh starts of one listing before giving up on a tool list that never settles. */
+  static final int MAX_RESTARTS = 10;
+  /** The result of a pass that a change overtook (compared by identity). */
+  private static final List<JsonObject> OVERTAKEN = Collections.unmodifiableList(new ArrayList<>());
 
   private final String server;
   private final BiFunction<String, JsonObject, Future<JsonObject>> requester;
   private final Handler<List<JsonObject>> relisted;
   private final Set<String> hiddenLogged = new HashSet<>();
   private List<JsonObject> tools = List.of();
-  private Future<List<JsonObject>> inFlight;
-  private boolean changedMeanwhile;
+  private Promise<List<JsonObject>> inFlight;
+  /** Counts list_changed notifications; a pass is fresh when it ends at the count it began with. */
+  private long changes;
+  /** A change arrived since the last successful listing: report the next one to {@code relisted}. */
+  private boolean changedSinceListed;
 
   ToolLister(String server, BiFunction<String, JsonObject, Future<JsonObject>> requester,
              Handler<List<JsonObject>> relisted) {
@@ -47,49 +58,68 @@ final class ToolLister {
   /** Lists now, or joins the listing already running. */
   Future<List<JsonObject>> list() {
     if (inFlight != null) {
-      return inFlight;
+      return inFlight.future();
     }
-    Future<List<JsonObject>> f = fetch(null, new ArrayList<>(), new HashSet<>(), 1);
-    if (f.isComplete()) {
-      return done(f);
-    }
-    inFlight = f;
-    return f.andThen(ar -> {
-      inFlight = null;
-      done(f);
+    Promise<List<JsonObject>> p = Promise.promise();
+    inFlight = p;
+    pass(p, 0);
+    return p.future();
+  }
+
+  private void pass(Promise<List<JsonObject>> p, int restarts) {
+    long seen = changes;
+    fetch(null, new ArrayList<>(), new HashSet<>(), 1, seen).onComplete(ar -> {
+      if (ar.succeeded() && ar.result() == OVERTAKEN) {
+        if (restarts < MAX_RESTARTS) {
+          pass(p, restarts + 1);
+          return;
+        }
+        finish(p, Future.failedFuture(new McpException(Kind.PROTOCOL, "server '" + server
+          + "': the tool list kept changing while it was listed (" + (restarts + 1) + " attempts)")));
+        return;
+      }
+      finish(p, ar.succeeded() ? Future.succeededFuture(List.copyOf(ar.result())) : Future.failedFuture(ar.cause()));
     });
   }
 
-  private Future<List<JsonObject>> done(Future<List<JsonObject>> f) {
-    if (f.succeeded()) {
-      tools = List.copyOf(f.result());
+  private void finish(Promise<List<JsonObject>> p, Future<List<JsonObject>> outcome) {
+    inFlight = null;
+    boolean report = false;
+    if (outcome.succeeded()) {
+      tools = outcome.result();
+      report = changedSinceListed;
+      changedSinceListed = false;
+    } else if (changedSinceListed) {
+      LOG.warn("[{}] re-listing tools failed: {}", server, outcome.cause().getMessage());
     }
-    if (changedMeanwhile) {
-      changedMeanwhile = false;
-      relist();
+    if (report) {
+      relisted.handle(tools);
     }
-    return f;
+    p.handle(outcome);
   }
 
   /**
-   * A {@code tools/list_changed} arrived: relist now and report the result when
-   * {@code ready}; otherwise relist after the listing that is about to run or running.
+   * A {@code tools/list_changed} arrived. When {@code ready}, relist now (or start the
+   * running listing over) and report the result; otherwise the listing about to run is
+   * fresh anyway.
    */
   void changed(boolean ready) {
-    if (inFlight != null || !ready) {
-      changedMeanwhile = true;
-    } else {
-      relist();
+    changes++;
+    if (!ready) {
+      return;
+    }
+    changedSinceListed = true;
+    if (inFlight == null) {
+      list();
     }
   }
 
-  private void relist() {
-    list().onSuccess(relisted).onFailure(err -> LOG.warn("[{}] re-listing tools failed: {}", server, err.getMessage()));
-  }
-
-  private Future<List<JsonObject>> fetch(String cursor, List<JsonObject> acc, Set<String> cursors, int page) {
+  private Future<List<JsonObject>> fetch(String cursor, List<JsonObject> acc, Set<String> cursors, int page, long seen) {
     JsonObject params = cursor == null ? null : new JsonObject().put("cursor", cursor);
     return requester.apply("tools/list", params).compose(result -> {
+      if (changes != seen) {
+        return Future.succeededFuture(OVERTAKEN);
+      }
       if (!(result.getValue("tools") instanceof JsonArray list)) {
         return Future.failedFuture(new McpException(Kind.PROTOCOL, "server '" + server + "': tools/list result has no 'tools' array"));
       }
@@ -101,7 +131,7 @@ final class ToolLister {
           return Future.failedFuture(new McpException(Kind.PROTOCOL,
             "server '" + server + "': tools/list pagination does not end (cursor repeated or over " + MAX_PAGES + " pages)"));
         }
-        return fetch(next, acc, cursors, page + 1);
+        return fetch(next, acc, cursors, page + 1, seen);
       }
       return Future.succeededFuture(acc);
     });

@@ -15,7 +15,8 @@ import java.util.function.LongFunction;
  * Caps the tool calls running at once on one server; more wait in a FIFO (bounded only as a
  * memory guard) for a free slot, within their own deadline: a call that has waited starts
  * with what is left of its timeout, and one whose timeout passes while it waits fails with a
- * timeout and never starts. Confined to the server verticle's context.
+ * timeout and never starts (its message starts with {@link McpServerVerticle#NOT_STARTED}).
+ * Confined to the server verticle's context.
  */
 final class CallGate {
 
@@ -60,7 +61,7 @@ final class CallGate {
     }
     if (queue.size() >= maxQueued) {
       return Future.failedFuture(new ReplyException(ReplyFailure.RECIPIENT_FAILURE, FailureCodes.QUEUE_FULL,
-        "server '" + server + "': " + maxRunning + " calls running and " + maxQueued + " queued; try again later"));
+        McpServerVerticle.NOT_STARTED + "server '" + server + "': " + maxRunning + " calls running and " + maxQueued + " queued; try again later"));
     }
     Waiting w = new Waiting(task, timeoutMs);
     w.timer = vertx.setTimer(timeoutMs, t -> {
@@ -74,8 +75,8 @@ final class CallGate {
 
   private ReplyException timedOut(Waiting w) {
     return new ReplyException(ReplyFailure.RECIPIENT_FAILURE, FailureCodes.TIMEOUT,
-      "server '" + server + "': the call timed out after " + w.timeoutMs + " ms waiting for one of its "
-        + maxRunning + " call slots (maxConcurrentCalls)");
+      McpServerVerticle.NOT_STARTED + "server '" + server + "': no call slot became free within " + w.timeoutMs
+        + " ms (all " + maxRunning + " busy, maxConcurrentCalls)");
   }
 
   private Future<JsonObject> run(LongFunction<Future<JsonObject>> task, long timeoutMs) {

@@ -8,6 +8,7 @@ import io.agentbus.config.McpServerOptions;
 import io.agentbus.mcp.CallOptions;
 import io.agentbus.mcp.McpClient;
 import io.agentbus.mcp.McpException;
+import io.agentbus.mcp.transport.McpTransport;
 import io.agentbus.metrics.AgentbusMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -17,7 +18,10 @@ import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,13 +31,84 @@ import org.slf4j.LoggerFactory;
  * {@code agentbus.mcp.<name>} (actions {@code tools/list}, {@code tools/call},
  * {@code status}). Deploy it with the server's {@link McpServerOptions#toJson()} as config.
  * Deployment completes after the first connection attempt, whether it succeeded or not.
+ *
+ * <p><b>One deadline per call.</b> A {@code tools/call} may carry {@code budgetMs}, what is
+ * left of its caller's deadline. The call's hard limit is {@code min(budgetMs,
+ * maxTotalTimeoutMs)} from its arrival; its timeout ({@code timeoutMs}, else the server's) is
+ * never longer. Waiting for the server to be READY and for a call slot spends both; the MCP
+ * request then gets what is left: its timeout, restarted by every progress notification, and
+ * never past the hard limit. So this layer, and the MCP request inside it, always fails before
+ * a caller that sent {@code budgetMs} and waits a little longer.
+ *
+ * <p>A call that never reached the server (still restarting when its time ran out, no free
+ * slot, down, stopping) fails with a message starting with {@link #NOT_STARTED}; any other
+ * failure of a sent call (a timeout, the server exiting mid-call) leaves its outcome unknown.
+ *
+ * <p><b>Supervision.</b> While the server is STARTING or RESTARTING, calls wait for READY within
+ * their deadline (in a list bounded by {@code maxQueuedCalls}); DOWN and STOPPED fail them at
+ * once with the reason. Once a connection has stayed READY for {@link #STABLE_AFTER_MS}, the
+ * consecutive-failure count goes back to 0, so a healthy server killed now and then restarts
+ * after the initial backoff and is never reported DOWN for it.
  */
 public class McpServerVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(McpServerVerticle.class);
-  /** A connection that stayed up this long resets the consecutive-failure count. */
-  static final long STABLE_AFTER_MS = 30_000;
+  /** A connection that stayed READY this long resets the consecutive-failure count. */
+  public static final long STABLE_AFTER_MS = 3_000;
+  /**
+   * Prefix of the failure message of a {@code tools/call} that was never sent to the server
+   * (it did not run): not ready in time, no free call slot, queue full, down, stopping.
+   */
+  public static final String NOT_STARTED = "not started: ";
 
+  /** A call waiting for READY. */
+  private static final class Parked {
+    final Call call;
+    long timer;
+
+    Parked(Call call) {
+      this.call = call;
+    }
+  }
+
+  /** One {@code tools/call} request and its deadlines (nanoTime). */
+  private static final class Call {
+    final Message<JsonObject> msg;
+    final ToolCallRequest req;
+    final long arrivedNanos = System.nanoTime();
+    final long timeoutAtNanos;
+    final long hardAtNanos;
+
+    Call(Message<JsonObject> msg, ToolCallRequest req, long timeoutMs, long hardLimitMs) {
+      this.msg = msg;
+      this.req = req;
+      this.timeoutAtNanos = arrivedNanos + timeoutMs * 1_000_000L;
+      this.hardAtNanos = arrivedNanos + hardLimitMs * 1_000_000L;
+    }
+
+    /** @return ms left before the call must have started (its timeout, within the hard limit) */
+    long startLeftMs() {
+      return (Math.min(timeoutAtNanos, hardAtNanos) - System.nanoTime()) / 1_000_000L;
+    }
+
+    long hardLeftMs() {
+      return (hardAtNanos - System.nanoTime()) / 1_000_000L;
+    }
+
+    long waitedMs() {
+      return (System.nanoTime() - arrivedNanos) / 1_000_000L;
+    }
+  }
+
+  /** The client said the call cannot be sent now (connection not READY): it never started. */
+  private static final class NotReady extends RuntimeException {
+    NotReady(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  private final Function<McpServerOptions, McpTransport> transports;
+  private final long stableAfterMs;
   private McpServerOptions options;
   private String name;
   private ToolFilter filter;
@@ -45,10 +120,30 @@ public class McpServerVerticle extends VerticleBase {
   private List<JsonObject> tools = List.of();
   private int consecutiveFailures;
   private long restarts;
-  private long readyAtNanos;
   private long restartTimer = -1;
+  private long stableTimer = -1;
   private boolean stopping;
   private MessageConsumer<JsonObject> consumer;
+  /** Calls waiting for READY, FIFO. */
+  private final LinkedHashSet<Parked> parked = new LinkedHashSet<>();
+
+  /** The transport the options describe; the connection counts as stable after {@link #STABLE_AFTER_MS}. */
+  public McpServerVerticle() {
+    this(null, STABLE_AFTER_MS);
+  }
+
+  /**
+   * @param transports makes the transport of each connection attempt, on the verticle's context
+   *     ({@code null}: the one the options describe); lets an embedder or a test supply its own
+   * @param stableAfterMs how long a connection must stay READY to reset the failure count
+   */
+  public McpServerVerticle(Function<McpServerOptions, McpTransport> transports, long stableAfterMs) {
+    if (stableAfterMs < 1) {
+      throw new IllegalArgumentException("stableAfterMs must be >= 1");
+    }
+    this.transports = transports;
+    this.stableAfterMs = stableAfterMs;
+  }
 
   @Override
   public Future<?> start() {
@@ -66,13 +161,14 @@ public class McpServerVerticle extends VerticleBase {
   public Future<?> stop() {
     stopping = true;
     vertx.cancelTimer(restartTimer);
-    gate.failQueued(failure(FailureCodes.UNAVAILABLE, "server '" + name + "' is stopping"));
+    vertx.cancelTimer(stableTimer);
+    gate.failQueued(failure(FailureCodes.UNAVAILABLE, NOT_STARTED + "server '" + name + "' is stopping"));
     setState(ServerState.STOPPED, null);
     return client == null ? Future.succeededFuture() : client.close();
   }
 
   private Future<Void> connect() {
-    McpClient c = McpClient.create(vertx, options);
+    McpClient c = transports == null ? McpClient.create(vertx, options) : McpClient.create(vertx, options, transports.apply(options));
     client = c;
     c.toolsChangedHandler(list -> {
       if (client == c) {
@@ -86,9 +182,17 @@ public class McpServerVerticle extends VerticleBase {
     });
     return c.connect().<Void>map(init -> {
       if (client == c && !stopping) {
-        readyAtNanos = System.nanoTime();
         updateTools(c.tools());
         setState(ServerState.READY, null);
+        stableTimer = vertx.setTimer(stableAfterMs, t -> {
+          stableTimer = -1;
+          if (client == c && state == ServerState.READY && consecutiveFailures > 0) {
+            LOG.info("[{}] stable for {} ms: consecutive failures reset", name, stableAfterMs);
+            consecutiveFailures = 0;
+            setState(ServerState.READY, null);
+          }
+        });
+        admitParked();
       }
       return null;
     }).recover(err -> {
@@ -105,12 +209,12 @@ public class McpServerVerticle extends VerticleBase {
     if (stopping) {
       return;
     }
-    gate.failQueued(failure(FailureCodes.UNAVAILABLE, err.getMessage()));
-    if ((System.nanoTime() - readyAtNanos) / 1_000_000 > STABLE_AFTER_MS) {
-      consecutiveFailures = 0;
-    }
+    vertx.cancelTimer(stableTimer);
+    stableTimer = -1;
     consecutiveFailures++;
     scheduleRestart(err.getMessage());
+    // calls still waiting for a slot never reached the server: they wait for the restart
+    gate.failQueued(new NotReady("server '" + name + "' exited"));
   }
 
   private void scheduleRestart(String reason) {
@@ -142,6 +246,9 @@ public class McpServerVerticle extends VerticleBase {
   private void setState(ServerState newState, String why) {
     state = newState;
     detail = why;
+    if (newState == ServerState.DOWN || newState == ServerState.STOPPED) {
+      failParked();
+    }
     JsonObject status = status();
     vertx.eventBus().publish(Addresses.mcpStatus(name), status);
     vertx.eventBus().publish(Addresses.MCP_STATUS_ALL, status);
@@ -155,7 +262,8 @@ public class McpServerVerticle extends VerticleBase {
       .put("consecutiveFailures", consecutiveFailures)
       .put("toolCount", tools.size())
       .put("runningCalls", gate.running())
-      .put("queuedCalls", gate.queued());
+      .put("queuedCalls", gate.queued())
+      .put("waitingCalls", parked.size());
     if (detail != null) {
       s.put("detail", detail);
     }
@@ -195,34 +303,116 @@ public class McpServerVerticle extends VerticleBase {
       msg.fail(FailureCodes.FORBIDDEN, "tool '" + req.name() + "' of server '" + name + "' is disabled by configuration");
       return;
     }
-    if (state != ServerState.READY) {
-      msg.fail(FailureCodes.UNAVAILABLE, "server '" + name + "' is " + state.name().toLowerCase()
-        + (detail == null ? "" : ": " + detail));
+    long hardLimit = options.getMaxTotalTimeoutMs();
+    if (req.budgetMs() != null) {
+      hardLimit = Math.min(hardLimit, req.budgetMs());
+    }
+    long timeout = Math.min(req.timeoutMs() != null ? req.timeoutMs() : options.getTimeoutMs(), hardLimit);
+    admit(new Call(msg, req, timeout, hardLimit));
+  }
+
+  /** Starts the call when the server is READY, parks it while it starts, fails it otherwise. */
+  private void admit(Call call) {
+    if (call.startLeftMs() < 1) {
+      fail(call, failure(FailureCodes.TIMEOUT, NOT_STARTED + "server '" + name + "': the call's time ran out after "
+        + call.waitedMs() + " ms before it could start" + (state == ServerState.READY ? "" : " (server " + describeState() + ")")));
       return;
     }
-    long timeout = req.timeoutMs() != null ? req.timeoutMs() : options.getTimeoutMs();
+    switch (state) {
+      case READY -> {
+        if (client != null && client.status() == McpClient.Status.READY) {
+          start(call);
+        } else {
+          park(call); // its connection just ended: the crash is being reported, a restart follows
+        }
+      }
+      case STARTING, RESTARTING -> park(call);
+      default -> fail(call, failure(FailureCodes.UNAVAILABLE, NOT_STARTED + "server '" + name + "' is " + describeState()));
+    }
+  }
+
+  private String describeState() {
+    return state.name().toLowerCase() + (detail == null ? "" : ": " + detail);
+  }
+
+  private void park(Call call) {
+    if (parked.size() >= options.getMaxQueuedCalls()) {
+      fail(call, failure(FailureCodes.QUEUE_FULL, NOT_STARTED + "server '" + name + "' is " + state.name().toLowerCase()
+        + " and " + parked.size() + " calls already wait for it (maxQueuedCalls); try again later"));
+      return;
+    }
+    Parked p = new Parked(call);
+    p.timer = vertx.setTimer(Math.max(1, call.startLeftMs()), t -> {
+      if (parked.remove(p)) {
+        fail(call, failure(FailureCodes.TIMEOUT, NOT_STARTED + "server '" + name + "' was still not ready after "
+          + call.waitedMs() + " ms (" + describeState() + ")"));
+      }
+    });
+    parked.add(p);
+  }
+
+  /** READY: the parked calls go to the gate, in their order. */
+  private void admitParked() {
+    List<Parked> all = new ArrayList<>(parked);
+    parked.clear();
+    for (Parked p : all) {
+      vertx.cancelTimer(p.timer);
+      admit(p.call);
+    }
+  }
+
+  private void failParked() {
+    List<Parked> all = new ArrayList<>(parked);
+    parked.clear();
+    for (Parked p : all) {
+      vertx.cancelTimer(p.timer);
+      fail(p.call, failure(FailureCodes.UNAVAILABLE, NOT_STARTED + "server '" + name + "' is " + describeState()));
+    }
+  }
+
+  private void start(Call call) {
     McpClient c = client;
-    long start = System.nanoTime();
-    gate.submit(leftMs -> c.callTool(req.name(), req.arguments(), callOptions(req, leftMs)), timeout).onComplete(ar -> {
-      AgentbusMetrics.get(vertx).toolCall(name, req.name(), start, ar);
+    ToolCallRequest req = call.req;
+    long startNanos = System.nanoTime();
+    ProgressForwarder[] forwarder = new ProgressForwarder[1];
+    gate.submit(ignoredLeftMs -> {
+      if (client != c || c.status() != McpClient.Status.READY) {
+        return Future.failedFuture(new NotReady("server '" + name + "' is not ready"));
+      }
+      long timeoutLeft = call.startLeftMs();
+      if (timeoutLeft < 1) {
+        return Future.failedFuture(failure(FailureCodes.TIMEOUT, NOT_STARTED + "server '" + name
+          + "': the call's time ran out after " + call.waitedMs() + " ms before it could start"));
+      }
+      CallOptions callOptions = new CallOptions().setTimeoutMs(timeoutLeft)
+        .setMaxTotalTimeoutMs(Math.max(1, call.hardLeftMs())).setResetTimeoutOnProgress(true);
+      if (req.progressAddress() != null) {
+        JsonObject base = req.progressFields() == null ? new JsonObject() : req.progressFields().copy();
+        forwarder[0] = new ProgressForwarder(vertx, req.progressAddress(), base.put("server", name).put("tool", req.name()));
+        callOptions.setProgressHandler(forwarder[0]::onProgress);
+      }
+      return c.callTool(req.name(), req.arguments(), callOptions).recover(err ->
+        err instanceof McpException e && e.kind() == McpException.Kind.NOT_CONNECTED
+          ? Future.failedFuture(new NotReady(e.getMessage())) : Future.failedFuture(err));
+    }, Math.max(1, call.startLeftMs())).onComplete(ar -> {
+      if (forwarder[0] != null) {
+        forwarder[0].close();
+      }
+      if (ar.failed() && ar.cause() instanceof NotReady) {
+        admit(call); // never sent: wait for the restart, within its deadline
+        return;
+      }
+      AgentbusMetrics.get(vertx).toolCall(name, req.name(), startNanos, ar);
       if (ar.succeeded()) {
-        msg.reply(ar.result(), SharedJsonCodec.shared());
+        call.msg.reply(ar.result(), SharedJsonCodec.shared());
       } else {
-        ReplyException f = toFailure(ar.cause());
-        msg.fail(f.failureCode(), f.getMessage());
+        fail(call, toFailure(ar.cause()));
       }
     });
   }
 
-  /** @param timeoutMs what is left of the call's timeout once it got a call slot */
-  private CallOptions callOptions(ToolCallRequest req, long timeoutMs) {
-    CallOptions callOptions = new CallOptions().setTimeoutMs(timeoutMs);
-    if (req.progressAddress() != null) {
-      callOptions.setProgressHandler(p -> vertx.eventBus().send(req.progressAddress(), new JsonObject()
-        .put("server", name).put("tool", req.name()).put("progress", p.progress())
-        .put("total", p.total()).put("message", p.message())));
-    }
-    return callOptions;
+  private static void fail(Call call, ReplyException f) {
+    call.msg.fail(f.failureCode(), f.getMessage());
   }
 
   private static ReplyException toFailure(Throwable err) {
@@ -230,13 +420,14 @@ public class McpServerVerticle extends VerticleBase {
       return re;
     }
     if (err instanceof McpException e) {
-      int code = switch (e.kind()) {
-        case TIMEOUT -> FailureCodes.TIMEOUT;
-        case RPC_ERROR, PROTOCOL -> FailureCodes.RPC_ERROR;
-        case QUEUE_FULL -> FailureCodes.QUEUE_FULL;
-        case CONNECTION_CLOSED, NOT_CONNECTED, TRANSPORT, UNSUPPORTED_VERSION -> FailureCodes.UNAVAILABLE;
+      return switch (e.kind()) {
+        case TIMEOUT -> failure(FailureCodes.TIMEOUT, e.getMessage());
+        case RPC_ERROR, PROTOCOL -> failure(FailureCodes.RPC_ERROR, e.getMessage());
+        // the connection's pending map was full: the request was never sent
+        case QUEUE_FULL -> failure(FailureCodes.QUEUE_FULL, NOT_STARTED + e.getMessage());
+        case NOT_CONNECTED -> failure(FailureCodes.UNAVAILABLE, NOT_STARTED + e.getMessage());
+        case CONNECTION_CLOSED, TRANSPORT, UNSUPPORTED_VERSION -> failure(FailureCodes.UNAVAILABLE, e.getMessage());
       };
-      return failure(code, e.getMessage());
     }
     return failure(FailureCodes.INTERNAL, String.valueOf(err.getMessage()));
   }

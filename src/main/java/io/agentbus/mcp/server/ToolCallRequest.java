@@ -4,9 +4,19 @@ import io.vertx.core.json.JsonObject;
 
 /**
  * The body of a {@code tools/call} event-bus request:
- * {@code {name, arguments?, timeoutMs?, progressAddress?}}.
+ * {@code {name, arguments?, timeoutMs?, budgetMs?, progressAddress?, progressFields?}}.
+ *
+ * @param name the tool's MCP name
+ * @param arguments its arguments
+ * @param timeoutMs the per-call timeout (restarted by progress), or {@code null} for the server's
+ * @param budgetMs what is left of the caller's deadline when it sent the request: the call
+ *     (waiting for the server and for a slot included) never runs longer, whatever progress
+ *     arrives; {@code null}: the server's {@code maxTotalTimeoutMs} alone bounds it
+ * @param progressAddress where progress is published, or {@code null}
+ * @param progressFields copied into every progress message, or {@code null}
  */
-record ToolCallRequest(String name, JsonObject arguments, Long timeoutMs, String progressAddress) {
+record ToolCallRequest(String name, JsonObject arguments, Long timeoutMs, Long budgetMs, String progressAddress,
+                       JsonObject progressFields) {
 
   /** @throws IllegalArgumentException naming the bad field */
   static ToolCallRequest parse(JsonObject body) {
@@ -20,15 +30,28 @@ record ToolCallRequest(String name, JsonObject arguments, Long timeoutMs, String
     if (args != null && !(args instanceof JsonObject)) {
       throw new IllegalArgumentException("field 'arguments' must be an object");
     }
-    Object timeout = body.getValue("timeoutMs");
-    if (timeout != null && (!(timeout instanceof Number n) || n.longValue() < 1)) {
-      throw new IllegalArgumentException("field 'timeoutMs' must be a positive number");
-    }
+    Long timeout = positive(body, "timeoutMs", 1);
+    Long budget = positive(body, "budgetMs", 0);
     Object progress = body.getValue("progressAddress");
     if (progress != null && !(progress instanceof String)) {
       throw new IllegalArgumentException("field 'progressAddress' must be a string");
     }
-    return new ToolCallRequest(name, args == null ? new JsonObject() : (JsonObject) args,
-      timeout == null ? null : ((Number) timeout).longValue(), (String) progress);
+    Object fields = body.getValue("progressFields");
+    if (fields != null && !(fields instanceof JsonObject)) {
+      throw new IllegalArgumentException("field 'progressFields' must be an object");
+    }
+    return new ToolCallRequest(name, args == null ? new JsonObject() : (JsonObject) args, timeout, budget,
+      (String) progress, (JsonObject) fields);
+  }
+
+  private static Long positive(JsonObject body, String field, long min) {
+    Object value = body.getValue(field);
+    if (value == null) {
+      return null;
+    }
+    if (!(value instanceof Number n) || n.longValue() < min) {
+      throw new IllegalArgumentException("field '" + field + "' must be a number >= " + min);
+    }
+    return n.longValue();
   }
 }

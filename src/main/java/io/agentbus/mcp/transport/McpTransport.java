@@ -25,7 +25,9 @@ public interface McpTransport {
 
   /**
    * Called by the client once {@code initialize} has succeeded and before
-   * {@code notifications/initialized} is sent (HTTP transports open their GET stream here).
+   * {@code notifications/initialized} is sent, with the negotiated protocol version. It must
+   * complete promptly and send nothing: the Streamable HTTP transport only records the version
+   * here and opens its optional GET stream in the background after {@code initialized}.
    */
   default Future<Void> handshakeCompleted(String protocolVersion) {
     return Future.succeededFuture();

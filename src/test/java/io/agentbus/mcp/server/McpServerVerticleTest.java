@@ -184,7 +184,7 @@ class McpServerVerticleTest {
       })
       .onComplete(ctx.failing(err -> ctx.verify(() -> {
         assertEquals(FailureCodes.UNAVAILABLE, reply(err).failureCode());
-        assertTrue(err.getMessage().startsWith("server 'ghost' is down"), err.getMessage());
+        assertTrue(err.getMessage().startsWith(McpServerVerticle.NOT_STARTED + "server 'ghost' is down"), err.getMessage());
         ctx.completeNow();
       })));
   }

@@ -22,6 +22,18 @@ import org.slf4j.LoggerFactory;
  */
 public final class AutoHttpTransport implements McpTransport {
 
+  /** Where the choice of transport stands. */
+  enum Status {
+    /** Not started. */
+    NEW,
+    /** Started without a verdict: the first {@code initialize} decides. */
+    PROBING,
+    /** Using the remembered or just found transport. */
+    DECIDED,
+    /** Closed. */
+    CLOSED
+  }
+
   private static final Logger LOG = LoggerFactory.getLogger(AutoHttpTransport.class);
   private static final Map<String, McpServerOptions.Transport> VERDICTS = new ConcurrentHashMap<>();
 
@@ -31,7 +43,7 @@ public final class AutoHttpTransport implements McpTransport {
   private McpTransport delegate;
   private Handler<JsonObject> messageHandler;
   private Handler<Throwable> closeHandler;
-  private boolean decided;
+  private Status status = Status.NEW;
 
   /** A transport for {@code options.getUrl()}, bound to {@code context}. */
   public AutoHttpTransport(Vertx vertx, Context context, McpServerOptions options) {
@@ -49,7 +61,7 @@ public final class AutoHttpTransport implements McpTransport {
   public Future<Void> start(Handler<JsonObject> handler) {
     this.messageHandler = handler;
     McpServerOptions.Transport known = VERDICTS.get(options.getUrl());
-    decided = known != null;
+    status = known != null ? Status.DECIDED : Status.PROBING;
     delegate = known == McpServerOptions.Transport.SSE ? new LegacySseTransport(vertx, context, options)
       : new StreamableHttpTransport(vertx, context, options);
     delegate.closeHandler(this::onClosed);
@@ -58,7 +70,7 @@ public final class AutoHttpTransport implements McpTransport {
 
   @Override
   public Future<Void> send(JsonObject message) {
-    if (decided || !"initialize".equals(message.getValue("method"))) {
+    if (status != Status.PROBING || !"initialize".equals(message.getValue("method"))) {
       return delegate.send(message);
     }
     return delegate.send(message)
@@ -83,7 +95,9 @@ public final class AutoHttpTransport implements McpTransport {
   }
 
   private void decide(McpServerOptions.Transport verdict) {
-    decided = true;
+    if (status == Status.PROBING) {
+      status = Status.DECIDED;
+    }
     VERDICTS.put(options.getUrl(), verdict);
   }
 
@@ -116,6 +130,7 @@ public final class AutoHttpTransport implements McpTransport {
 
   @Override
   public Future<Void> close() {
+    status = Status.CLOSED;
     return delegate == null ? Future.succeededFuture() : delegate.close();
   }
 

@@ -18,6 +18,8 @@ import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
 import io.vertx.core.internal.ContextInternal;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
@@ -226,10 +228,66 @@ final class HttpEndpoint {
       .map(b -> b.toString())
       .otherwise("")
       .map(body -> {
-        String excerpt = sanitize(body);
+        String excerpt = sanitize(errorText(body));
         return new HttpStatusException("server '" + name + "': " + method + " " + redact(target) + " answered HTTP "
-          + resp.statusCode() + (excerpt.isEmpty() ? "" : ": " + excerpt), resp.statusCode(), excerpt);
+          + resp.statusCode() + (excerpt.isEmpty() ? "" : ": " + excerpt) + authHint(resp), resp.statusCode(), excerpt);
       });
+  }
+
+  /**
+   * The message of a JSON error body: a JSON-RPC error object (under {@code error}, or
+   * {@code jsonRpcError} as the Java SDK serializes its exceptions, stack trace and all) or
+   * an OAuth {@code error}/{@code error_description}; otherwise the body itself.
+   */
+  static String errorText(String body) {
+    String t = body.trim();
+    if (!t.startsWith("{")) {
+      return body;
+    }
+    JsonObject o;
+    try {
+      o = new JsonObject(t);
+    } catch (DecodeException e) {
+      return body;
+    }
+    Object err = o.getValue("error") instanceof JsonObject ? o.getValue("error") : o.getValue("jsonRpcError");
+    if (err instanceof JsonObject e && e.getValue("message") instanceof String m) {
+      return m + (e.getValue("code") instanceof Number c ? " (" + c + ")" : "");
+    }
+    if (o.getValue("error") instanceof String code) {
+      return code + (o.getValue("error_description") instanceof String d ? ": " + d : "");
+    }
+    return body;
+  }
+
+  /**
+   * For 401 and 403: what the server asks for (the {@code WWW-Authenticate} scheme, realm and
+   * error code, never any token) and how to supply credentials.
+   */
+  private String authHint(HttpClientResponse resp) {
+    int sc = resp.statusCode();
+    if (sc != 401 && sc != 403) {
+      return "";
+    }
+    boolean configured = headers.keySet().stream().anyMatch(h -> h.equalsIgnoreCase("Authorization"));
+    String challenge = AuthChallenge.describe(resp.headers().getAll("WWW-Authenticate"));
+    StringBuilder hint = new StringBuilder(". ");
+    if (sc == 401) {
+      hint.append("The server asks for authorization");
+    } else {
+      hint.append("The server refused access with the credentials sent");
+    }
+    if (!challenge.isEmpty()) {
+      hint.append(" (WWW-Authenticate: ").append(sanitize(challenge)).append(')');
+    }
+    if (configured) {
+      hint.append("; the configured Authorization header was not accepted: check the token in this server's")
+        .append(" \"headers\" in mcp.json");
+    } else {
+      hint.append("; supply credentials with \"headers\" for this server in mcp.json, e.g.")
+        .append(" \"headers\": {\"Authorization\": \"Bearer ${TOKEN}\"} (${TOKEN} is read from the environment)");
+    }
+    return hint.toString();
   }
 
   /** Shortens a body for an error message and blanks out any configured header value it echoes. */

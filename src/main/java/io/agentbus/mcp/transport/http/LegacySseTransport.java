@@ -30,6 +30,20 @@ import org.slf4j.LoggerFactory;
  */
 public final class LegacySseTransport implements McpTransport {
 
+  /** Where the transport is in its life. */
+  enum Status {
+    /** Created, not started. */
+    NEW,
+    /** The SSE stream is being opened; waiting for its {@code endpoint} event. */
+    CONNECTING,
+    /** The endpoint is known: messages can be POSTed. */
+    OPEN,
+    /** {@link #close()} was called. */
+    CLOSING,
+    /** Closed, or ended on its own (the stream ended). */
+    CLOSED
+  }
+
   private static final Logger LOG = LoggerFactory.getLogger(LegacySseTransport.class);
 
   private final Vertx vertx;
@@ -43,8 +57,7 @@ public final class LegacySseTransport implements McpTransport {
   private Promise<Void> started;
   private HttpClientRequest stream;
   private URI postUri;
-  private boolean closing;
-  private boolean ended;
+  private Status status = Status.NEW;
 
   /** A transport for {@code options.getUrl()} (the SSE endpoint), bound to {@code context}. */
   public LegacySseTransport(Vertx vertx, Context context, McpServerOptions options) {
@@ -59,6 +72,7 @@ public final class LegacySseTransport implements McpTransport {
   @Override
   public Future<Void> start(Handler<JsonObject> handler) {
     this.messageHandler = Objects.requireNonNull(handler, "'handler' cannot be null");
+    status = Status.CONNECTING;
     started = context.promise();
     long timer = vertx.setTimer(options.getConnectTimeoutMs(), t -> started.tryFail(new McpException(Kind.TIMEOUT,
       "server '" + name + "': no endpoint event from " + endpoint.redacted() + " within " + options.getConnectTimeoutMs() + " ms")));
@@ -75,20 +89,21 @@ public final class LegacySseTransport implements McpTransport {
 
   private void onStream(HttpClientResponse resp) {
     if (resp.statusCode() / 100 != 2 || !MessageReader.isEventStream(resp)) {
+      boolean wrongType = resp.statusCode() / 100 == 2;
       endpoint.statusError(HttpMethod.GET, endpoint.uri(), resp).onComplete(e -> started.tryFail(
-        new McpException(Kind.TRANSPORT, e.result().getMessage() + " (expected an SSE stream)", e.result())));
+        new McpException(Kind.TRANSPORT, e.result().getMessage() + (wrongType ? " (expected an SSE stream)" : ""), e.result())));
       return;
     }
     MessageReader reader = MessageReader.read(name, resp, options.getMaxMessageBytes(), null, this::deliver, this::onEvent);
     reader.done().onComplete(ar -> {
-      if (closing || ended) {
+      if (isClosed()) {
         return;
       }
       String why = "server '" + name + "': the SSE stream " + (ar.succeeded() ? "ended" : "broke (" + ar.cause().getMessage() + ")");
       if (started.tryFail(new McpException(Kind.TRANSPORT, why + " before the endpoint event"))) {
         return;
       }
-      ended = true;
+      status = Status.CLOSED;
       LOG.warn("[{}] {}", name, why);
       endpoint.close().onComplete(v -> closed.tryComplete());
       if (closeHandler != null) {
@@ -108,6 +123,9 @@ public final class LegacySseTransport implements McpTransport {
     }
     try {
       postUri = endpoint.resolveSameOrigin(event.data());
+      if (status == Status.CONNECTING) {
+        status = Status.OPEN;
+      }
       LOG.info("[{}] legacy SSE endpoint: {}", name, HttpEndpoint.redact(postUri));
       started.tryComplete();
     } catch (McpException e) {
@@ -115,15 +133,19 @@ public final class LegacySseTransport implements McpTransport {
     }
   }
 
+  private boolean isClosed() {
+    return status == Status.CLOSING || status == Status.CLOSED;
+  }
+
   private void deliver(JsonObject msg) {
-    if (!closing && !ended) {
+    if (!isClosed()) {
       messageHandler.handle(msg);
     }
   }
 
   @Override
   public Future<Void> send(JsonObject message) {
-    if (closing || ended || postUri == null) {
+    if (status != Status.OPEN) {
       return Future.failedFuture(new McpException(Kind.CONNECTION_CLOSED, "server '" + name + "' is not connected"));
     }
     MultiMap h = MultiMap.caseInsensitiveMultiMap().set("Content-Type", "application/json");
@@ -146,22 +168,26 @@ public final class LegacySseTransport implements McpTransport {
 
   @Override
   public Future<Void> close() {
-    if (closing || ended) {
+    if (isClosed()) {
       return closed.future();
     }
-    closing = true;
+    status = Status.CLOSING;
     if (started != null && !started.future().isComplete()) {
       started.tryFail(new McpException(Kind.CONNECTION_CLOSED, "server '" + name + "' closed while starting"));
     }
     if (stream != null) {
       stream.reset();
     }
-    endpoint.close().onComplete(ar -> closed.tryComplete());
+    endpoint.close().onComplete(ar -> {
+      status = Status.CLOSED;
+      closed.tryComplete();
+    });
     return closed.future();
   }
 
   @Override
   public JsonObject describe() {
-    return new JsonObject().put("transport", "sse").put("url", endpoint.redacted()).put("connected", postUri != null);
+    return new JsonObject().put("transport", "sse").put("url", endpoint.redacted()).put("connected", postUri != null)
+      .put("status", status.name().toLowerCase(java.util.Locale.ROOT));
   }
 }

@@ -22,6 +22,24 @@ import java.util.Objects;
  */
 final class PostExchange {
 
+  /** Where the exchange is in its life. */
+  enum Status {
+    /** Created, not sent. */
+    NEW,
+    /** The POST is on its way; no response head yet. */
+    POSTING,
+    /** Reading the answer: a JSON body or an SSE stream (the POST's or a resumed GET's). */
+    READING,
+    /** The response arrived; the stream may still run until the server ends it. */
+    ANSWERED,
+    /** The stream broke after carrying event ids: waiting the retry delay, or the GET is on its way. */
+    RESUMING,
+    /** Over: {@link #result()} is complete. */
+    DONE,
+    /** Stopped by {@link #abort}. */
+    ABORTED
+  }
+
   /** Resumptions in a row that bring no new event before the exchange gives up. */
   private static final int MAX_RESUMES_WITHOUT_PROGRESS = 5;
   /** How long a stream may stay open after its response arrived before it is reset. */
@@ -34,9 +52,8 @@ final class PostExchange {
   private final boolean initialize;
   private final Handler<JsonObject> sink;
   private final Promise<Void> result = Promise.promise();
+  private Status status = Status.NEW;
   private HttpClientRequest current;
-  private boolean aborted;
-  private boolean answered;
   private String lastEventId;
   private long retryMs = StreamableHttpTransport.DEFAULT_RECONNECT_MS;
   private int resumesWithoutProgress;
@@ -59,22 +76,42 @@ final class PostExchange {
 
   /** Sends the POST; see {@link #result()}. */
   PostExchange start() {
+    status = Status.POSTING;
     long idle = key == null ? t.options().getTimeoutMs()
       : Math.max(t.options().getTimeoutMs(), t.options().getMaxTotalTimeoutMs());
     t.endpoint().send(HttpMethod.POST, t.endpoint().uri(), t.postHeaders(initialize), message.toBuffer(), idle,
       req -> current = req).onComplete(ar -> {
-        if (aborted) {
+        if (status == Status.ABORTED) {
           resetIfOpen(ar.succeeded() ? ar.result() : null);
           return;
         }
         if (ar.failed()) {
           t.connectFailure(ar.cause());
-          result.tryFail(ar.cause());
+          fail(ar.cause());
           return;
         }
         onPostResponse(ar.result());
       });
     return this;
+  }
+
+  /** @return where the exchange is in its life */
+  Status status() {
+    return status;
+  }
+
+  private void succeed() {
+    if (status != Status.ABORTED) {
+      status = Status.DONE;
+    }
+    result.tryComplete();
+  }
+
+  private void fail(Throwable cause) {
+    if (status != Status.ABORTED) {
+      status = Status.DONE;
+    }
+    result.tryFail(cause);
   }
 
   /** @return completes when the exchange is over; fails with the reason it could not finish */
@@ -86,7 +123,7 @@ final class PostExchange {
     t.reachable();
     int sc = resp.statusCode();
     if (sc < 200 || sc >= 300) {
-      t.endpoint().statusError(HttpMethod.POST, t.endpoint().uri(), resp).onComplete(e -> result.tryFail(e.result()));
+      t.endpoint().statusError(HttpMethod.POST, t.endpoint().uri(), resp).onComplete(e -> fail(e.result()));
       return;
     }
     if (initialize) {
@@ -96,19 +133,20 @@ final class PostExchange {
       // accepted; a 202 may still carry a body, which means nothing
       resp.handler(b -> { });
       resp.exceptionHandler(err -> { });
-      result.tryComplete();
+      succeed();
       return;
     }
     read(resp);
   }
 
   private void read(HttpClientResponse resp) {
+    status = Status.READING;
     boolean stream = MessageReader.isEventStream(resp);
     MessageReader reader = MessageReader.read(t.name(), resp, t.options().getMaxMessageBytes(), lastEventId,
       this::onMessage, null);
     reader.done().onComplete(ar -> {
       vertxCancel();
-      if (aborted) {
+      if (status == Status.ABORTED) {
         return;
       }
       if (reader.lastEventId() != null && !Objects.equals(reader.lastEventId(), lastEventId)) {
@@ -118,26 +156,26 @@ final class PostExchange {
       if (reader.retry() != null) {
         retryMs = reader.retry();
       }
-      if (answered) {
-        result.tryComplete();
+      if (status == Status.ANSWERED) {
+        succeed();
       } else if (reader.oversized() != null) {
-        result.tryFail(new McpException(Kind.PROTOCOL, "server '" + t.name() + "': the answer to " + method
+        fail(new McpException(Kind.PROTOCOL, "server '" + t.name() + "': the answer to " + method
           + " exceeded the " + t.options().getMaxMessageBytes() + "-byte message limit", reader.oversized()));
       } else if (!stream && ar.succeeded()) {
         // an empty JSON body: accepted, the answer comes on another stream
-        result.tryComplete();
+        succeed();
       } else if (lastEventId != null) {
         scheduleResume();
       } else {
-        result.tryFail(new McpException(Kind.TRANSPORT, "server '" + t.name() + "': the response stream for " + method
+        fail(new McpException(Kind.TRANSPORT, "server '" + t.name() + "': the response stream for " + method
           + (ar.failed() ? " broke (" + ar.cause().getMessage() + ")" : " ended") + " without an answer"));
       }
     });
   }
 
   private void onMessage(JsonObject msg) {
-    if (key != null && JsonRpc.isResponse(msg) && key.equals(JsonRpc.idKey(msg.getValue("id")))) {
-      answered = true;
+    if (status == Status.READING && key != null && JsonRpc.isResponse(msg) && key.equals(JsonRpc.idKey(msg.getValue("id")))) {
+      status = Status.ANSWERED;
       // the server SHOULD end the stream now; do not hold the connection if it does not
       timer = t.vertx().setTimer(LINGER_AFTER_ANSWER_MS, id -> {
         if (current != null) {
@@ -150,29 +188,33 @@ final class PostExchange {
 
   private void scheduleResume() {
     if (++resumesWithoutProgress > MAX_RESUMES_WITHOUT_PROGRESS) {
-      result.tryFail(new McpException(Kind.TRANSPORT, "server '" + t.name() + "': gave up resuming the response stream for "
+      fail(new McpException(Kind.TRANSPORT, "server '" + t.name() + "': gave up resuming the response stream for "
         + method + " after " + MAX_RESUMES_WITHOUT_PROGRESS + " attempts without progress"));
       return;
     }
-    timer = t.vertx().setTimer(Math.max(1, retryMs), id -> resume());
+    status = Status.RESUMING;
+    timer = t.vertx().setTimer(Math.max(1, retryMs), id -> {
+      timer = -1;
+      resume();
+    });
   }
 
   private void resume() {
     t.endpoint().send(HttpMethod.GET, t.endpoint().uri(), t.streamHeaders(lastEventId), null, 0,
       req -> current = req).onComplete(ar -> {
-        if (aborted) {
+        if (status == Status.ABORTED) {
           resetIfOpen(ar.succeeded() ? ar.result() : null);
           return;
         }
         if (ar.failed()) {
           t.connectFailure(ar.cause());
-          result.tryFail(ar.cause());
+          fail(ar.cause());
           return;
         }
         HttpClientResponse resp = ar.result();
         t.reachable();
         if (resp.statusCode() / 100 != 2 || !MessageReader.isEventStream(resp)) {
-          t.endpoint().statusError(HttpMethod.GET, t.endpoint().uri(), resp).onComplete(e -> result.tryFail(e.result()));
+          t.endpoint().statusError(HttpMethod.GET, t.endpoint().uri(), resp).onComplete(e -> fail(e.result()));
           return;
         }
         read(resp);
@@ -181,7 +223,10 @@ final class PostExchange {
 
   /** Stops the exchange (cancelled request, closing transport) and resets its stream. */
   void abort(Throwable cause) {
-    aborted = true;
+    if (status == Status.DONE || status == Status.ABORTED) {
+      return;
+    }
+    status = Status.ABORTED;
     vertxCancel();
     if (current != null) {
       current.reset();

@@ -1,7 +1,5 @@
 package io.agentbus.mcp.transport.http;
 
-import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
@@ -10,22 +8,38 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The GET stream on which a Streamable HTTP server sends requests and notifications of its
- * own (such as {@code tools/list_changed}). A 405 means the server offers none. When the
- * stream ends or breaks it is reopened with {@code Last-Event-ID} after the server's
- * {@code retry} delay (1 s by default), backing off while reconnecting fails. Confined to
- * the transport's context; one instance per session.
+ * own (such as {@code tools/list_changed}). It is optional and runs in the background:
+ * nothing waits for it, because some servers (the Java SDK on Tomcat) send the response
+ * head only with the first event. A 405 means the server offers none. When the stream ends
+ * or breaks it is reopened with {@code Last-Event-ID} after the server's {@code retry}
+ * delay (1 s by default), backing off while reconnecting fails. Confined to the transport's
+ * context; one instance per session.
  */
 final class StandaloneStream {
+
+  /** Where the stream is in its life. */
+  enum Status {
+    /** Not started yet. */
+    NEW,
+    /** Trying to open it; it has never been open (a refusal now means "no stream"). */
+    CONNECTING,
+    /** The server answered with an event stream that is being read. */
+    OPEN,
+    /** It was open and is being reopened (timer or GET in flight). */
+    RECONNECTING,
+    /** The server has none (405, or refused it before it ever opened). */
+    UNSUPPORTED,
+    /** Closed for good; no reconnect follows. */
+    CLOSED
+  }
 
   private static final Logger LOG = LoggerFactory.getLogger(StandaloneStream.class);
   private static final long MAX_BACKOFF_MS = 30_000;
 
   private final StreamableHttpTransport t;
   private final String session;
+  private Status status = Status.NEW;
   private HttpClientRequest current;
-  private boolean closed;
-  private boolean none;
-  private boolean everOpened;
   private String lastEventId;
   private long retryMs = StreamableHttpTransport.DEFAULT_RECONNECT_MS;
   private long backoffMs;
@@ -36,52 +50,40 @@ final class StandaloneStream {
     this.session = session;
   }
 
-  /**
-   * Opens the stream. Completes once the server answered the GET (with a stream, a 405 or
-   * another status, which is logged); fails only when the server cannot be reached.
-   */
-  Future<Void> open() {
-    Promise<Void> opened = Promise.promise();
-    connect(opened);
-    return opened.future();
+  /** Starts opening the stream in the background; returns at once. */
+  void start() {
+    if (status == Status.NEW) {
+      status = Status.CONNECTING;
+      connect();
+    }
   }
 
-  private void connect(Promise<Void> opened) {
+  private void connect() {
     timer = -1;
     t.endpoint().send(HttpMethod.GET, t.endpoint().uri(), t.streamHeaders(lastEventId), null, 0, req -> current = req)
       .onComplete(ar -> {
-        if (closed) {
+        if (status == Status.CLOSED) {
           if (ar.succeeded()) {
             ar.result().request().reset();
           }
-          complete(opened);
           return;
         }
         if (ar.failed()) {
-          if (opened != null) {
-            opened.tryFail(ar.cause());
-          } else if (!t.connectFailure(ar.cause())) {
-            LOG.debug("[{}] GET stream reconnect failed: {}", t.name(), ar.cause().getMessage());
+          if (!t.connectFailure(ar.cause())) {
+            LOG.debug("[{}] GET stream connect failed: {}", t.name(), ar.cause().getMessage());
             reconnect(true);
           }
           return;
         }
         onResponse(ar.result());
-        complete(opened);
       });
-  }
-
-  private static void complete(Promise<Void> opened) {
-    if (opened != null) {
-      opened.tryComplete();
-    }
   }
 
   private void onResponse(HttpClientResponse resp) {
     t.reachable();
     int sc = resp.statusCode();
     if (sc == 405) {
-      none = true;
+      status = Status.UNSUPPORTED;
       resp.handler(b -> { });
       LOG.debug("[{}] server offers no GET stream (405)", t.name());
       return;
@@ -89,15 +91,15 @@ final class StandaloneStream {
     if (sc / 100 != 2 || !MessageReader.isEventStream(resp)) {
       t.endpoint().statusError(HttpMethod.GET, t.endpoint().uri(), resp).onComplete(ar -> {
         HttpStatusException e = ar.result();
-        if (closed) {
+        if (status == Status.CLOSED) {
           return;
         }
         if (e.sessionGone() && session != null) {
-          closed = true;
+          status = Status.CLOSED;
           t.sessionLost(session);
-        } else if (!everOpened) {
+        } else if (status == Status.CONNECTING) {
           // never worked: treat like 405 rather than retrying forever
-          none = true;
+          status = Status.UNSUPPORTED;
           LOG.warn("[{}] no GET stream: {}", t.name(), e.getMessage());
         } else {
           LOG.warn("[{}] GET stream refused: {}", t.name(), e.getMessage());
@@ -106,8 +108,8 @@ final class StandaloneStream {
       });
       return;
     }
+    status = Status.OPEN;
     backoffMs = 0;
-    everOpened = true;
     MessageReader reader = MessageReader.read(t.name(), resp, t.options().getMaxMessageBytes(), lastEventId,
       t::deliver, null);
     reader.done().onComplete(ar -> {
@@ -117,8 +119,9 @@ final class StandaloneStream {
       if (reader.retry() != null) {
         retryMs = reader.retry();
       }
-      if (!closed) {
+      if (status != Status.CLOSED) {
         LOG.debug("[{}] GET stream {}; reconnecting in {} ms", t.name(), ar.succeeded() ? "ended" : "broke", retryMs);
+        status = Status.RECONNECTING;
         reconnect(false);
       }
     });
@@ -131,22 +134,23 @@ final class StandaloneStream {
       delay = backoffMs;
     }
     timer = t.vertx().setTimer(Math.max(1, delay), id -> {
-      if (!closed) {
-        connect(null);
+      if (status != Status.CLOSED) {
+        connect();
       }
     });
   }
 
-  /** @return whether the server said it has no GET stream */
-  boolean none() {
-    return none;
+  /** @return where the stream is in its life */
+  Status status() {
+    return status;
   }
 
   /** Closes the stream for good; no reconnect follows. */
   void close() {
-    closed = true;
+    status = Status.CLOSED;
     if (timer >= 0) {
       t.vertx().cancelTimer(timer);
+      timer = -1;
     }
     if (current != null) {
       current.reset();

@@ -31,11 +31,33 @@ import org.slf4j.LoggerFactory;
  * of its own, which never reaches the client) and retries the failed message once. Closing
  * sends {@code DELETE}. Confined to the client's context.
  *
+ * <p>The GET stream is optional and never holds anything up: it is opened in the background
+ * once {@code notifications/initialized} has been accepted (and again after a renewal), so
+ * nothing but {@code initialize} and {@code initialized} is sent before the handshake is
+ * done, and a server that sends the GET's response head only with its first event (the
+ * Java SDK on Tomcat) cannot stall the handshake, a call, a renewal or shutdown.
+ *
  * <p>For a request, {@link #send} completes when its exchange is over and fails with a
  * {@link McpException} when the answer cannot arrive (connection refused, HTTP error,
  * broken stream), so the pending call fails at once rather than at its timeout.
  */
 public final class StreamableHttpTransport implements McpTransport {
+
+  /** Where the transport is in its life. */
+  enum Status {
+    /** Created; nothing sent yet. */
+    NEW,
+    /** {@code initialize} was sent; {@code notifications/initialized} not yet. */
+    INITIALIZING,
+    /** {@code notifications/initialized} was sent: normal operation. */
+    OPERATING,
+    /** The session was lost and a new one is being set up; sends wait for it. */
+    RENEWING,
+    /** {@link #close()} was called; the session is being deleted. */
+    CLOSING,
+    /** Closed, or ended on its own (server unreachable, session not renewable). */
+    CLOSED
+  }
 
   static final long DEFAULT_RECONNECT_MS = 1_000;
   static final String SESSION_HEADER = "Mcp-Session-Id";
@@ -51,18 +73,16 @@ public final class StreamableHttpTransport implements McpTransport {
   private final HttpEndpoint endpoint;
   private final Map<String, PostExchange> inFlight = new HashMap<>();
   private final Promise<Void> closed;
+  private Status status = Status.NEW;
   private Handler<JsonObject> messageHandler;
   private Handler<Throwable> closeHandler;
   private JsonObject initializeParams;
-  private boolean initializedSent;
   private String sessionId;
   private String protocolVersion;
   private StandaloneStream standalone;
-  private Future<Void> renewing;
+  private SessionRenewal renewal;
   private int renewals;
   private int connectFailures;
-  private boolean closing;
-  private boolean ended;
 
   /** A transport for {@code options.getUrl()}, bound to {@code context}. */
   public StreamableHttpTransport(Vertx vertx, Context context, McpServerOptions options) {
@@ -80,29 +100,48 @@ public final class StreamableHttpTransport implements McpTransport {
     return Future.succeededFuture();
   }
 
+  private boolean isClosed() {
+    return status == Status.CLOSING || status == Status.CLOSED;
+  }
+
+  private McpException closedError() {
+    return new McpException(Kind.CONNECTION_CLOSED, "server '" + name + "' is closed");
+  }
+
   @Override
   public Future<Void> send(JsonObject message) {
-    if (closing || ended) {
-      return Future.failedFuture(new McpException(Kind.CONNECTION_CLOSED, "server '" + name + "' is closed"));
+    if (isClosed()) {
+      return Future.failedFuture(closedError());
     }
     String method = message.getValue("method") instanceof String m ? m : null;
-    if ("initialize".equals(method) && message.getValue("params") instanceof JsonObject p) {
-      initializeParams = p.copy();
-    } else if ("notifications/initialized".equals(method)) {
-      initializedSent = true;
-    } else if ("notifications/cancelled".equals(method) && message.getValue("params") instanceof JsonObject p) {
+    if ("notifications/cancelled".equals(method) && message.getValue("params") instanceof JsonObject p) {
       PostExchange cancelled = inFlight.remove(JsonRpc.idKey(p.getValue("requestId")));
       if (cancelled != null) {
         cancelled.abort(new McpException(Kind.TIMEOUT, "server '" + name + "': request cancelled"));
       }
     }
+    if (status == Status.RENEWING) {
+      // a new session is being set up: send with it, in order, not without any
+      return renewal.future().compose(v -> send(message));
+    }
+    if ("initialize".equals(method) && message.getValue("params") instanceof JsonObject p) {
+      initializeParams = p.copy();
+      if (status == Status.NEW) {
+        status = Status.INITIALIZING;
+      }
+    } else if ("notifications/initialized".equals(method)) {
+      status = Status.OPERATING;
+      return post(message, false).onSuccess(v -> openStandalone());
+    }
     return post(message, false);
   }
 
   private Future<Void> post(JsonObject message, boolean retried) {
-    if (renewing != null) {
-      // a new session is being set up: send with it, not without any
-      return renewing.compose(v -> post(message, retried));
+    if (status == Status.RENEWING) {
+      return renewal.future().compose(v -> post(message, retried));
+    }
+    if (isClosed()) {
+      return Future.failedFuture(closedError());
     }
     String sessionUsed = sessionId;
     PostExchange ex = new PostExchange(this, message, this::deliver);
@@ -116,7 +155,7 @@ public final class StreamableHttpTransport implements McpTransport {
         }
       })
       .recover(err -> {
-        if (!retried && !closing && !ended && sessionUsed != null && err instanceof HttpStatusException hse
+        if (!retried && !isClosed() && sessionUsed != null && err instanceof HttpStatusException hse
           && hse.sessionGone() && !"initialize".equals(message.getString("method"))) {
           return sessionLost(sessionUsed).compose(v -> post(message, true));
         }
@@ -133,74 +172,85 @@ public final class StreamableHttpTransport implements McpTransport {
 
   /** Hands a server message to the client. */
   void deliver(JsonObject msg) {
-    if (!ended && !closing) {
+    if (!isClosed()) {
       messageHandler.handle(msg);
     }
   }
 
+  /**
+   * Records the negotiated version and returns at once: the GET stream is opened only after
+   * {@code notifications/initialized}, in the background.
+   */
   @Override
   public Future<Void> handshakeCompleted(String version) {
     this.protocolVersion = version;
-    return openStandalone();
+    return Future.succeededFuture();
   }
 
-  private Future<Void> openStandalone() {
+  /** (Re)opens the GET stream for the current session, in the background. */
+  private void openStandalone() {
+    if (status != Status.OPERATING) {
+      return;
+    }
+    closeStandalone();
+    standalone = new StandaloneStream(this, sessionId);
+    standalone.start();
+  }
+
+  private void closeStandalone() {
     if (standalone != null) {
       standalone.close();
+      standalone = null;
     }
-    standalone = new StandaloneStream(this, sessionId);
-    return standalone.open().recover(err -> Future.failedFuture(toMcp(err)));
   }
 
   /**
    * The server said session {@code lost} is gone: re-initialize once for everybody who saw
-   * it. Completes when a new session is ready; a failure ends the transport.
+   * it. Completes when a new session is ready; a failure (including no new session within
+   * {@code connectTimeoutMs}) ends the transport and fails every send that waited for it.
    */
   Future<Void> sessionLost(String lost) {
+    if (status == Status.RENEWING) {
+      return renewal.future();
+    }
+    if (isClosed()) {
+      return Future.failedFuture(closedError());
+    }
     if (!Objects.equals(lost, sessionId)) {
       return Future.succeededFuture();
     }
-    if (renewing == null) {
-      renewing = renew().andThen(ar -> {
-        renewing = null;
-        if (ar.failed()) {
-          end(new McpException(Kind.CONNECTION_CLOSED, "server '" + name + "': the session expired and could not be renewed: "
-            + ar.cause().getMessage(), ar.cause()));
-        }
-      });
-    }
-    return renewing;
-  }
-
-  private Future<Void> renew() {
     if (initializeParams == null) {
-      return Future.failedFuture(new McpException(Kind.PROTOCOL, "no initialize request to replay"));
+      McpException e = new McpException(Kind.CONNECTION_CLOSED, "server '" + name
+        + "': the session expired before initialize was sent");
+      end(e);
+      return Future.failedFuture(e);
     }
     LOG.info("[{}] session expired; re-initializing", name);
+    Status resumeTo = status == Status.OPERATING ? Status.OPERATING : Status.INITIALIZING;
+    status = Status.RENEWING;
     sessionId = null;
-    if (standalone != null) {
-      standalone.close();
-    }
-    String id = "agentbus-reinit-" + (++renewals);
-    String key = JsonRpc.idKey(id);
-    Promise<JsonObject> answer = Promise.promise();
-    PostExchange init = new PostExchange(this, JsonRpc.request(id, "initialize", initializeParams.copy()), msg -> {
-      if (JsonRpc.isResponse(msg) && key.equals(JsonRpc.idKey(msg.getValue("id")))) {
-        if (msg.getValue("result") instanceof JsonObject r) {
-          answer.tryComplete(r);
-        } else {
-          answer.tryFail(new McpException(Kind.PROTOCOL, "re-initialize was refused: " + msg.getValue("error")));
-        }
+    closeStandalone();
+    SessionRenewal r = new SessionRenewal(this, "agentbus-reinit-" + (++renewals), initializeParams.copy(),
+      resumeTo == Status.OPERATING, options.getConnectTimeoutMs());
+    renewal = r;
+    r.run().onComplete(ar -> {
+      if (renewal != r) {
+        return;
+      }
+      renewal = null;
+      if (status != Status.RENEWING) {
+        return;
+      }
+      if (ar.succeeded()) {
+        status = resumeTo;
+        LOG.info("[{}] new session established", name);
+        openStandalone();
       } else {
-        deliver(msg);
+        end(ar.cause());
       }
     });
-    return init.start().result()
-      .compose(v -> answer.future())
-      .compose(r -> protocolVersion == null ? Future.succeededFuture() : openStandalone())
-      .compose(v -> initializedSent ? new PostExchange(this, JsonRpc.notification("notifications/initialized", null),
-        this::deliver).start().result() : Future.succeededFuture())
-      .onSuccess(v -> LOG.info("[{}] new session established", name));
+    // waiting sends see the renewal end only after the transport took its consequences
+    return r.future();
   }
 
   /** Records the session id from an initialize response. */
@@ -258,22 +308,22 @@ public final class StreamableHttpTransport implements McpTransport {
    * @return whether the transport ended
    */
   boolean connectFailure(Throwable err) {
-    if (!HttpEndpoint.isConnectFailure(err) || closing || ended) {
-      return ended;
+    if (!HttpEndpoint.isConnectFailure(err) || isClosed()) {
+      return status == Status.CLOSED;
     }
     if (++connectFailures >= MAX_CONNECT_FAILURES) {
       end(new McpException(Kind.CONNECTION_CLOSED, "server '" + name + "' is unreachable at " + endpoint.redacted()
         + " (" + connectFailures + " failed connection attempts): " + err.getMessage(), err));
     }
-    return ended;
+    return status == Status.CLOSED;
   }
 
   /** The transport ended on its own: stop everything and tell the client once. */
   private void end(Throwable cause) {
-    if (ended || closing) {
+    if (isClosed()) {
       return;
     }
-    ended = true;
+    status = Status.CLOSED;
     LOG.warn("[{}] {}", name, cause.getMessage());
     // tell the client first, so that it is no longer READY when the aborted calls fail
     if (closeHandler != null) {
@@ -284,8 +334,11 @@ public final class StreamableHttpTransport implements McpTransport {
   }
 
   private void abortAll(Throwable cause) {
-    if (standalone != null) {
-      standalone.close();
+    closeStandalone();
+    if (renewal != null) {
+      SessionRenewal r = renewal;
+      renewal = null;
+      r.abort(cause);
     }
     for (PostExchange ex : new ArrayList<>(inFlight.values())) {
       ex.abort(cause);
@@ -301,13 +354,16 @@ public final class StreamableHttpTransport implements McpTransport {
 
   @Override
   public Future<Void> close() {
-    if (closing || ended) {
+    if (isClosed()) {
       return closed.future();
     }
-    closing = true;
+    status = Status.CLOSING;
     abortAll(new McpException(Kind.CONNECTION_CLOSED, "server '" + name + "' closed"));
     Future<Void> delete = sessionId == null ? Future.succeededFuture() : deleteSession();
-    delete.eventually(endpoint::close).onComplete(ar -> closed.tryComplete());
+    delete.eventually(endpoint::close).onComplete(ar -> {
+      status = Status.CLOSED;
+      closed.tryComplete();
+    });
     return closed.future();
   }
 
@@ -330,19 +386,35 @@ public final class StreamableHttpTransport implements McpTransport {
   @Override
   public JsonObject describe() {
     JsonObject d = new JsonObject().put("transport", "http").put("url", endpoint.redacted())
-      .put("session", sessionId != null);
+      .put("session", sessionId != null).put("status", status.name().toLowerCase(java.util.Locale.ROOT));
     if (protocolVersion != null) {
       d.put("protocolVersion", protocolVersion);
     }
     if (standalone != null) {
-      d.put("getStream", !standalone.none());
+      StandaloneStream.Status st = standalone.status();
+      d.put("getStream", st != StandaloneStream.Status.UNSUPPORTED && st != StandaloneStream.Status.CLOSED)
+        .put("getStreamStatus", st.name().toLowerCase(java.util.Locale.ROOT));
     }
     return d;
+  }
+
+  /** @return where the transport is in its life (tests) */
+  Status status() {
+    return status;
+  }
+
+  /** @return the GET stream of the current session, or {@code null} (tests) */
+  StandaloneStream standalone() {
+    return standalone;
   }
 
   /** @return the current session id (tests only; never log it) */
   String sessionId() {
     return sessionId;
+  }
+
+  ContextInternal context() {
+    return context;
   }
 
   Vertx vertx() {

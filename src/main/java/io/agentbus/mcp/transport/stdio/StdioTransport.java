@@ -21,6 +21,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,13 +32,34 @@ import org.slf4j.LoggerFactory;
  * reader hands bounded chunks to the owning context, the stdin writer drains a bounded
  * queue (so {@link #send} never blocks), and the stderr reader logs each line with the
  * server's name.
+ *
+ * <p>A graceful {@link #close()} lets the writer flush what was sent before it (a
+ * {@code notifications/cancelled} queued by a timed-out call, say), then closes stdin; the
+ * server gets {@code shutdownGraceMs} from then to exit before SIGTERM, and
+ * {@code terminateGraceMs} more before SIGKILL, so the flush is bounded in time too.
  */
 public final class StdioTransport implements McpTransport {
+
+  /** Lifecycle of the child process connection. */
+  enum Status {
+    /** Created, {@link #start} not called yet. */
+    NEW,
+    /** The process is being spawned. */
+    STARTING,
+    /** The process runs; messages may be sent. */
+    RUNNING,
+    /** {@link #close()} was called: pending writes are flushed, stdin is closed, the process is stopped. */
+    CLOSING,
+    /** The process has exited (or never started) and its streams are done. */
+    CLOSED
+  }
 
   private static final Logger LOG = LoggerFactory.getLogger(StdioTransport.class);
   private static final byte[] END_OF_INPUT = new byte[0];
   /** How many stdout chunks may wait for the context before the reader thread pauses. */
   private static final int HANDOFF_CHUNKS = 32;
+  /** How long an exited server's stdout and stderr may stay open (held by a grandchild). */
+  private static final long STREAMS_AFTER_EXIT_MS = 1_000;
   /** Exit codes of a server that ended because we asked it to. */
   private static final List<Integer> CLEAN_EXITS = List.of(0, 130, 141, 143);
 
@@ -45,16 +67,18 @@ public final class StdioTransport implements McpTransport {
   private final Context context;
   private final McpServerOptions options;
   private final String name;
+  /** One slot more than {@link #send} may fill, so that {@link #END_OF_INPUT} always fits. */
   private final BlockingQueue<byte[]> outbound;
   private final StderrLog stderr;
   private final Promise<Void> closed;
   private Handler<JsonObject> messageHandler;
   private Handler<Throwable> closeHandler;
   private Process process;
-  private boolean closing;
-  private boolean stdoutEnded;
+  private Status status = Status.NEW;
+  // What is left of the process once it ends: it is done when all three are in (or after a timer).
   private Integer exitCode;
-  private boolean ended;
+  private boolean stdoutEnded;
+  private boolean stderrEnded;
   private long exitTimer = -1;
   private long termTimer = -1;
 
@@ -63,13 +87,17 @@ public final class StdioTransport implements McpTransport {
     this.context = context;
     this.options = options;
     this.name = options.getName();
-    this.outbound = new ArrayBlockingQueue<>(options.getMaxPendingRequests() + 256);
+    this.outbound = new ArrayBlockingQueue<>(options.getMaxPendingRequests() + 256 + 1);
     this.stderr = new StderrLog(name);
     this.closed = Promise.promise();
   }
 
   @Override
   public Future<Void> start(Handler<JsonObject> handler) {
+    if (status != Status.NEW) {
+      return Future.failedFuture(new McpException(Kind.TRANSPORT, "server '" + name + "': transport is " + status));
+    }
+    status = Status.STARTING;
     this.messageHandler = handler;
     List<String> command = new ArrayList<>();
     command.add(options.getCommand());
@@ -79,8 +107,14 @@ public final class StdioTransport implements McpTransport {
     if (options.getCwd() != null) {
       pb.directory(new File(options.getCwd()));
     }
-    return context.executeBlocking(pb::start, false)
-      .recover(err -> Future.failedFuture(new McpException(Kind.TRANSPORT,
+    return context.executeBlocking(() -> {
+      String missing = MissingInterop.check(options);
+      if (missing != null) {
+        throw new McpException(Kind.TRANSPORT, missing);
+      }
+      return pb.start();
+    }, false)
+      .recover(err -> Future.failedFuture(err instanceof McpException ? err : new McpException(Kind.TRANSPORT,
         "cannot start server '" + name + "' (" + options.getCommand() + "): " + err.getMessage())))
       .compose(this::started);
   }
@@ -88,17 +122,21 @@ public final class StdioTransport implements McpTransport {
   private Future<Void> started(Process p) {
     ChildProcessReaper.track(p);
     this.process = p;
-    if (closing) {
+    if (status != Status.STARTING) {
       ChildProcessReaper.kill(p);
       return Future.failedFuture(new McpException(Kind.CONNECTION_CLOSED, "server '" + name + "' closed while starting"));
     }
+    status = Status.RUNNING;
     LOG.info("[{}] started {} (pid {})", name, options.getCommand(), p.pid());
     LineFramer framer = new LineFramer(options.getMaxMessageBytes(), this::onLine,
       size -> LOG.warn("[{}] skipped a {}-byte message: over the {}-byte limit", name, size, options.getMaxMessageBytes()));
     daemon("stdout", () -> readStdout(p.getInputStream(), framer));
     daemon("stdin", () -> writeStdin(p.getOutputStream()));
-    daemon("stderr", () -> stderr.drain(p.getErrorStream()));
-    p.onExit().thenAccept(done -> context.runOnContext(v -> onExit(done.exitValue())));
+    daemon("stderr", () -> {
+      stderr.drain(p.getErrorStream());
+      post(v -> onStderrEnd());
+    });
+    p.onExit().thenAccept(done -> post(v -> onExit(done.exitValue())));
     return Future.succeededFuture();
   }
 
@@ -106,6 +144,23 @@ public final class StdioTransport implements McpTransport {
     Thread t = new Thread(body, "agentbus-mcp-" + name + "-" + stream);
     t.setDaemon(true);
     t.start();
+  }
+
+  /**
+   * Hands work from a stream thread to the context. The context's Vert.x instance may be
+   * closed already (a host that exits without closing its clients): then there is nobody
+   * left to tell, and the work is dropped.
+   *
+   * @return whether the context took the work
+   */
+  private boolean post(Handler<Void> work) {
+    try {
+      context.runOnContext(work);
+      return true;
+    } catch (RejectedExecutionException e) {
+      LOG.debug("[{}] context closed; dropped stream event", name);
+      return false;
+    }
   }
 
   private void readStdout(InputStream in, LineFramer framer) {
@@ -116,20 +171,23 @@ public final class StdioTransport implements McpTransport {
       while ((n = in.read(buf)) != -1) {
         byte[] chunk = Arrays.copyOf(buf, n);
         credits.acquire();
-        context.runOnContext(v -> {
+        boolean taken = post(v -> {
           try {
             framer.handle(chunk, chunk.length);
           } finally {
             credits.release();
           }
         });
+        if (!taken) {
+          return;
+        }
       }
     } catch (IOException e) {
       LOG.debug("[{}] stdout read ended: {}", name, e.toString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    context.runOnContext(v -> onStdoutEnd());
+    post(v -> onStdoutEnd());
   }
 
   private void writeStdin(OutputStream out) {
@@ -174,11 +232,13 @@ public final class StdioTransport implements McpTransport {
 
   @Override
   public Future<Void> send(JsonObject message) {
-    if (process == null || closing || ended) {
-      return Future.failedFuture(new McpException(Kind.CONNECTION_CLOSED, "server '" + name + "' is not running"));
+    if (status != Status.RUNNING) {
+      return Future.failedFuture(new McpException(Kind.CONNECTION_CLOSED, "server '" + name + "' is not running"
+        + (status == Status.NEW || status == Status.STARTING ? " yet" : "")));
     }
     byte[] bytes = message.toBuffer().appendByte((byte) '\n').getBytes();
-    if (!outbound.offer(bytes)) {
+    // Only this context adds to the queue, so a free slot seen here stays free for the offer.
+    if (outbound.remainingCapacity() <= 1 || !outbound.offer(bytes)) {
       return Future.failedFuture(new McpException(Kind.QUEUE_FULL, "server '" + name + "': outbound queue is full"));
     }
     return Future.succeededFuture();
@@ -187,12 +247,12 @@ public final class StdioTransport implements McpTransport {
   private void onStdoutEnd() {
     stdoutEnded = true;
     if (exitCode != null) {
-      finish();
-    } else if (!closing) {
+      finishIfDrained();
+    } else if (status == Status.RUNNING) {
       // Usually the exit notification follows at once; a server that keeps running with a
       // closed stdout is of no use, so it is stopped after the grace time.
       termTimer = vertx.setTimer(options.getShutdownGraceMs(), t -> {
-        if (!ended) {
+        if (status == Status.RUNNING) {
           LOG.warn("[{}] closed its stdout but is still running; stopping it", name);
           terminate();
         }
@@ -200,26 +260,40 @@ public final class StdioTransport implements McpTransport {
     }
   }
 
+  private void onStderrEnd() {
+    stderrEnded = true;
+    finishIfDrained();
+  }
+
   private void onExit(int code) {
     exitCode = code;
-    if (stdoutEnded) {
-      finish();
-    } else {
-      // A grandchild may hold stdout open; give the reader a moment to drain, then go on.
-      exitTimer = vertx.setTimer(1_000, t -> finish());
+    if (!finishIfDrained()) {
+      // A grandchild may hold stdout or stderr open; give the readers a moment, then go on.
+      exitTimer = vertx.setTimer(STREAMS_AFTER_EXIT_MS, t -> finish());
     }
   }
 
+  /** Finishes once the process has exited and both of its output streams are read to the end. */
+  private boolean finishIfDrained() {
+    if (exitCode != null && stdoutEnded && stderrEnded) {
+      finish();
+      return true;
+    }
+    return false;
+  }
+
   private void finish() {
-    if (ended) {
+    if (status == Status.CLOSED) {
       return;
     }
-    ended = true;
+    boolean asked = status == Status.CLOSING;
+    status = Status.CLOSED;
     vertx.cancelTimer(exitTimer);
     vertx.cancelTimer(termTimer);
+    // Nobody reads stdin any more: unblock the writer.
     outbound.clear();
     outbound.offer(END_OF_INPUT);
-    if (closing) {
+    if (asked) {
       if (CLEAN_EXITS.contains(exitCode)) {
         LOG.info("[{}] stopped (exit code {})", name, exitCode);
       } else {
@@ -228,8 +302,8 @@ public final class StdioTransport implements McpTransport {
       closed.tryComplete();
       return;
     }
-    String last = stderr.lastLine();
-    String message = "server '" + name + "' exited (code " + exitCode + ")" + (last == null ? "" : ": " + last);
+    String said = stderr.summary();
+    String message = "server '" + name + "' exited (code " + exitCode + ")" + (said == null ? "" : ": " + said);
     LOG.warn("[{}] {}", name, message);
     closed.tryComplete();
     if (closeHandler != null) {
@@ -245,23 +319,27 @@ public final class StdioTransport implements McpTransport {
 
   @Override
   public Future<Void> close() {
-    if (closing || ended) {
-      return closed.future();
-    }
-    closing = true;
-    if (process == null) {
-      ended = true;
-      closed.tryComplete();
-      return closed.future();
-    }
-    outbound.clear();
-    outbound.offer(END_OF_INPUT);
-    termTimer = vertx.setTimer(options.getShutdownGraceMs(), t -> {
-      if (!ended) {
-        LOG.info("[{}] did not exit after stdin closed; sending SIGTERM", name);
-        terminate();
+    switch (status) {
+      case NEW, STARTING -> {
+        // started() kills a process that comes up after this.
+        status = Status.CLOSED;
+        closed.tryComplete();
       }
-    });
+      case RUNNING -> {
+        status = Status.CLOSING;
+        // Flush: the writer sends what is queued, then closes stdin. send() keeps one slot
+        // free, so this always fits.
+        outbound.offer(END_OF_INPUT);
+        termTimer = vertx.setTimer(options.getShutdownGraceMs(), t -> {
+          if (status == Status.CLOSING) {
+            LOG.info("[{}] did not exit after stdin closed; sending SIGTERM", name);
+            terminate();
+          }
+        });
+      }
+      default -> {
+      }
+    }
     return closed.future();
   }
 
@@ -269,11 +347,16 @@ public final class StdioTransport implements McpTransport {
   private void terminate() {
     process.destroy();
     termTimer = vertx.setTimer(options.getTerminateGraceMs(), t -> {
-      if (!ended) {
+      if (status != Status.CLOSED) {
         LOG.warn("[{}] did not exit after SIGTERM; sending SIGKILL", name);
         ChildProcessReaper.kill(process);
       }
     });
+  }
+
+  /** @return the lifecycle state (tests) */
+  Status status() {
+    return status;
   }
 
   @Override

@@ -13,6 +13,7 @@ import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
+import java.util.function.BiPredicate;
 
 /**
  * A scripted Streamable HTTP MCP server on a Vert.x HttpServer (port 0): a tiny MCP with one
@@ -37,6 +38,8 @@ final class FakeMcpServer {
   volatile String acceptedBody = "";
   /** Handles tools/call; the default echoes. */
   volatile BiConsumer<HttpServerRequest, JsonObject> onCall = this::echo;
+  /** Sees every initialize first; returns true when it answered it itself. */
+  volatile BiPredicate<HttpServerRequest, JsonObject> interceptInitialize = (req, msg) -> false;
   /** Handles GET; the default is 405 (no standalone stream). */
   volatile Handler<HttpServerRequest> onGet = req -> req.response().setStatusCode(405).end();
   volatile int initializeCount;
@@ -83,6 +86,9 @@ final class FakeMcpServer {
       seen.add(new Seen(req.method(), req.path(), MultiMap.caseInsensitiveMultiMap().addAll(req.headers()), msg));
       String method = msg.getString("method");
       if ("initialize".equals(method)) {
+        if (interceptInitialize.test(req, msg)) {
+          return;
+        }
         initializeCount++;
         session = "session-" + initializeCount;
         req.response().putHeader("Mcp-Session-Id", session);

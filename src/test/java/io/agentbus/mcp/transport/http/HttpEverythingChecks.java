@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.agentbus.config.McpServerOptions;
 import io.agentbus.testing.EverythingChecks;
-import io.agentbus.testing.LogCapture;
 import io.agentbus.testing.NodeHttpServer;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -54,7 +53,7 @@ abstract class HttpEverythingChecks extends EverythingChecks {
 
   @Override
   protected void afterAll() {
-    assertFalse(LogCapture.contains(TOKEN.substring(4)), "a header value was logged");
+    assertFalse(logs.contains(TOKEN.substring(4)), "a header value was logged");
   }
 
   @Test

@@ -14,6 +14,8 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxTestContext;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /** The MCP client against the real server-everything over Streamable HTTP. */
@@ -29,6 +31,28 @@ class StreamableHttpEverythingInteropTest extends HttpEverythingChecks {
   McpServerOptions options(int port) {
     return baseOptions("everything-http", "http://127.0.0.1:" + port + "/mcp")
       .setTransport(McpServerOptions.Transport.HTTP);
+  }
+
+  /**
+   * server-everything sends {@code tools/list_changed} while it handles
+   * {@code notifications/initialized}. Over Streamable HTTP that goes to the GET stream, which
+   * Agentbus opens only once {@code initialized} was accepted (nothing else is sent before it),
+   * so the TypeScript SDK drops it. Nothing is lost: the tools it announces were registered
+   * before the server answered {@code initialized}, and the first {@code tools/list} came after
+   * that. A {@code list_changed} on the GET stream is covered by {@code JavaSdkInteropTest}.
+   */
+  @Override
+  @Test
+  public void listChangedArrivesOnTheServerStreamAndTriggersARelist(VertxTestContext ctx) {
+    client.request("tools/list", new JsonObject()).onComplete(ctx.succeeding(page -> ctx.verify(() -> {
+      Set<String> current = page.getJsonArray("tools").stream().map(t -> (JsonObject) t)
+        .filter(t -> !(t.getValue("execution") instanceof JsonObject e && "required".equals(e.getValue("taskSupport"))))
+        .map(t -> t.getString("name")).collect(Collectors.toSet());
+      Set<String> first = client.tools().stream().map(t -> t.getString("name")).collect(Collectors.toSet());
+      assertEquals(current, first, "the first tools/list already had every tool");
+      assertTrue(client.describe().getBoolean("getStream"));
+      ctx.completeNow();
+    })));
   }
 
   @Test

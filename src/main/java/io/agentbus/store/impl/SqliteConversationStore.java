@@ -1,0 +1,430 @@
+package io.agentbus.store.impl;
+
+import io.agentbus.store.ConversationPage;
+import io.agentbus.store.ConversationStore;
+import io.agentbus.store.ConversationSummary;
+import io.agentbus.store.NewConversation;
+import io.agentbus.store.StoreException;
+import io.agentbus.store.StoreException.Kind;
+import io.agentbus.store.StoreOptions;
+import io.agentbus.store.StoredConversation;
+import io.agentbus.store.TurnCommit;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code sqlite} store: one file in WAL mode, one connection on one dedicated thread
+ * ({@link SqliteWorker}). Writes take the write lock up front ({@code BEGIN IMMEDIATE}), so two
+ * processes on one file serialize too, and the version check decides between them.
+ */
+public final class SqliteConversationStore implements ConversationStore {
+
+  private static final Logger log = LoggerFactory.getLogger(SqliteConversationStore.class);
+
+  private static final String HEADER_COLUMNS =
+    "tenant, title, system_prompt, tools, created_at, updated_at, version, message_count, usage";
+  private static final String SUMMARY_COLUMNS =
+    "id, tenant, title, created_at, updated_at, version, usage, input_tokens, output_tokens, "
+      + "cache_creation_input_tokens, cache_read_input_tokens";
+
+  private final String name;
+  private final SqliteWorker worker;
+
+  private SqliteConversationStore(String name, SqliteWorker worker) {
+    this.name = name;
+    this.worker = worker;
+  }
+
+  /** Opens (creating it and its parent directories when missing) and migrates the file. */
+  public static Future<ConversationStore> open(Vertx vertx, StoreOptions options) {
+    Path path = Path.of(options.getPath()).toAbsolutePath().normalize();
+    String name = "conversation store sqlite (" + options.getPath() + ")";
+    SqliteWorker worker = new SqliteWorker(vertx, name, options.getRequestTimeoutMs(), options.getMaxPendingRequests(),
+      () -> connect(path, options));
+    SqliteConversationStore store = new SqliteConversationStore(name, worker);
+    return worker.submit("open", SqliteConversationStore::migrate)
+      .<ConversationStore>map(version -> {
+        log.info("{} open (schema version {})", name, version);
+        return store;
+      })
+      .recover(err -> worker.close().transform(ignored -> Future.failedFuture(new StoreException(
+        err instanceof StoreException se && se.kind() != Kind.FAILED ? se.kind() : Kind.UNAVAILABLE,
+        name + " cannot be opened: " + messageOf(name, err), err))));
+  }
+
+  private static String messageOf(String name, Throwable err) {
+    String msg = err.getMessage() == null ? err.toString() : err.getMessage();
+    // the worker's messages already name the store
+    return msg.startsWith(name + ": ") ? msg.substring(name.length() + 2) : msg;
+  }
+
+  private static Connection connect(Path path, StoreOptions options) throws Exception {
+    Path parent = path.getParent();
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+    Connection c = DriverManager.getConnection("jdbc:sqlite:" + path);
+    try (Statement s = c.createStatement()) {
+      // a locked file fails as UNAVAILABLE ("database is locked") a little before the request's deadline
+      s.execute("PRAGMA busy_timeout = " + Math.max(1, options.getRequestTimeoutMs() * 3 / 4));
+      try (ResultSet rs = s.executeQuery("PRAGMA journal_mode = WAL")) {
+        String mode = rs.next() ? rs.getString(1) : "?";
+        if (!"wal".equalsIgnoreCase(mode)) {
+          log.warn("conversation store sqlite ({}): WAL mode not available, journal_mode is {}", path, mode);
+        }
+      }
+      s.execute("PRAGMA synchronous = " + options.getSynchronous().name().toUpperCase(Locale.ROOT));
+    } catch (SQLException e) {
+      c.close();
+      throw e;
+    }
+    return c;
+  }
+
+  private static int migrate(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute(Migrations.SQLITE_VERSION_TABLE);
+    }
+    return inTransaction(c, () -> {
+      int current;
+      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT coalesce(max(version), 0) FROM agentbus_schema_version")) {
+        rs.next();
+        current = rs.getInt(1);
+      }
+      if (current > Migrations.LATEST) {
+        throw new StoreException(Kind.INVALID, "schema version " + current + " is newer than this build's ("
+          + Migrations.LATEST + "): a newer Agentbus wrote this file");
+      }
+      for (int v = current + 1; v <= Migrations.LATEST; v++) {
+        try (Statement s = c.createStatement()) {
+          for (String sql : Migrations.SQLITE.get(v - 1)) {
+            s.execute(sql);
+          }
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO agentbus_schema_version (version, applied_at) VALUES (?, ?)")) {
+          ps.setInt(1, v);
+          ps.setLong(2, System.currentTimeMillis());
+          ps.executeUpdate();
+        }
+        log.info("conversation store sqlite: schema migrated to version {}", v);
+      }
+      return Migrations.LATEST;
+    });
+  }
+
+  /** Body of a transaction, run on the worker thread. */
+  private interface TxBody<T> {
+    T run() throws SQLException;
+  }
+
+  /** Runs {@code body} between {@code BEGIN IMMEDIATE} (the write lock) and {@code COMMIT}; anything thrown rolls back. */
+  private static <T> T inTransaction(Connection c, TxBody<T> body) throws SQLException {
+    return inTransaction(c, "BEGIN IMMEDIATE", body);
+  }
+
+  /** Runs {@code body} in a read transaction: one snapshot, no write lock. */
+  private static <T> T inReadTransaction(Connection c, TxBody<T> body) throws SQLException {
+    return inTransaction(c, "BEGIN DEFERRED", body);
+  }
+
+  private static <T> T inTransaction(Connection c, String begin, TxBody<T> body) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute(begin);
+    }
+    try {
+      T result = body.run();
+      try (Statement s = c.createStatement()) {
+        s.execute("COMMIT");
+      }
+      return result;
+    } catch (SQLException | RuntimeException e) {
+      try (Statement s = c.createStatement()) {
+        s.execute("ROLLBACK");
+      } catch (SQLException rollback) {
+        e.addSuppressed(rollback);
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public String describe() {
+    return name.substring("conversation store ".length());
+  }
+
+  @Override
+  public Future<StoredConversation> insert(NewConversation conv) {
+    Objects.requireNonNull(conv, "'conversation' cannot be null");
+    String tools = conv.tools().encode();
+    return worker.submit("insert " + conv.id(), c -> {
+      long now = System.currentTimeMillis();
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO conversations (id, tenant, title, system_prompt, tools, "
+        + "created_at, updated_at, version, message_count, usage) VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0, '{}') ON CONFLICT (id) DO NOTHING")) {
+        ps.setString(1, conv.id());
+        ps.setString(2, conv.tenant());
+        ps.setString(3, conv.title());
+        ps.setString(4, conv.system());
+        ps.setString(5, tools);
+        ps.setLong(6, now);
+        ps.setLong(7, now);
+        if (ps.executeUpdate() == 0) {
+          throw new StoreException(Kind.CONFLICT, "conversation " + conv.id() + " already exists");
+        }
+      }
+      return new StoredConversation(conv.id(), conv.tenant(), conv.title(), conv.system(), conv.tools().copy(), now, now, 0,
+        new JsonObject(), List.of());
+    });
+  }
+
+  @Override
+  public Future<StoredConversation> load(String id) {
+    try {
+      StoreSupport.checkId(id);
+    } catch (StoreException e) {
+      return Future.failedFuture(e);
+    }
+    return worker.submit("load " + id, c -> inReadTransaction(c, () -> {
+      StoredConversation header;
+      int count;
+      try (PreparedStatement ps = c.prepareStatement("SELECT " + HEADER_COLUMNS + " FROM conversations WHERE id = ?")) {
+        ps.setString(1, id);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next()) {
+            throw StoreSupport.notFound(id);
+          }
+          header = new StoredConversation(id, rs.getString(1), rs.getString(2), rs.getString(3),
+            json(id, "its tool selection", rs.getString(4)), rs.getLong(5), rs.getLong(6), rs.getLong(7),
+            json(id, "its usage", rs.getString(9)), List.of());
+          count = rs.getInt(8);
+        }
+      }
+      List<JsonObject> messages = new ArrayList<>(count);
+      try (PreparedStatement ps = c.prepareStatement(
+        "SELECT seq, content FROM conversation_messages WHERE conversation_id = ? AND seq < ? ORDER BY seq")) {
+        ps.setString(1, id);
+        ps.setInt(2, count);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            int seq = rs.getInt(1);
+            if (seq != messages.size()) {
+              throw StoreSupport.corrupt(name, id, "message " + messages.size() + " is missing", null);
+            }
+            messages.add(json(id, "message " + seq, rs.getString(2)));
+          }
+        }
+      }
+      if (messages.size() != count) {
+        throw StoreSupport.corrupt(name, id, count + " messages recorded, " + messages.size() + " found", null);
+      }
+      return new StoredConversation(id, header.tenant(), header.title(), header.system(), header.tools(), header.createdAt(),
+        header.updatedAt(), header.version(), header.usage(), List.copyOf(messages));
+    }));
+  }
+
+  private JsonObject json(String id, String what, String text) {
+    if (text == null) {
+      throw StoreSupport.corrupt(name, id, what + " is null", null);
+    }
+    try {
+      return new JsonObject(text);
+    } catch (DecodeException | ClassCastException e) {
+      throw StoreSupport.corrupt(name, id, what + " is not a JSON object", null);
+    }
+  }
+
+  @Override
+  public Future<TurnCommit> appendTurn(String id, long expectedVersion, List<JsonObject> messages, JsonObject usage) {
+    List<String> encoded = new ArrayList<>();
+    try {
+      StoreSupport.checkTurn(id, expectedVersion, messages);
+      // encoded on the caller's thread: the caller may keep using its objects afterwards
+      messages.forEach(m -> encoded.add(m.encode()));
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
+    }
+    String title = StoreSupport.title(messages);
+    JsonObject turnUsage = usage == null ? null : usage.copy();
+    return worker.submit("appendTurn " + id, c -> inTransaction(c, () -> {
+      long version;
+      int count;
+      JsonObject totals;
+      String oldTitle;
+      long oldUpdated;
+      try (PreparedStatement ps = c.prepareStatement(
+        "SELECT version, message_count, usage, title, updated_at FROM conversations WHERE id = ?")) {
+        ps.setString(1, id);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next()) {
+            throw StoreSupport.notFound(id);
+          }
+          version = rs.getLong(1);
+          count = rs.getInt(2);
+          if (version != expectedVersion) {
+            throw StoreSupport.conflict(id, expectedVersion, version);
+          }
+          totals = json(id, "its usage", rs.getString(3));
+          oldTitle = rs.getString(4);
+          oldUpdated = rs.getLong(5);
+        }
+      }
+      JsonObject merged = StoreSupport.mergeUsage(totals, turnUsage);
+      String newTitle = oldTitle != null ? oldTitle : title;
+      long now = Math.max(System.currentTimeMillis(), oldUpdated);
+      long newVersion = version + 1;
+      try (PreparedStatement ps = c.prepareStatement("UPDATE conversations SET version = ?, message_count = ?, usage = ?, "
+        + "input_tokens = ?, output_tokens = ?, cache_creation_input_tokens = ?, cache_read_input_tokens = ?, title = ?, "
+        + "updated_at = ? WHERE id = ?")) {
+        ps.setLong(1, newVersion);
+        ps.setInt(2, count + encoded.size());
+        ps.setString(3, merged.encode());
+        for (int i = 0; i < StoreSupport.USAGE_COLUMNS.size(); i++) {
+          ps.setLong(4 + i, StoreSupport.usageLong(merged, StoreSupport.USAGE_COLUMNS.get(i)));
+        }
+        ps.setString(8, newTitle);
+        ps.setLong(9, now);
+        ps.setString(10, id);
+        ps.executeUpdate();
+      }
+      if (!encoded.isEmpty()) {
+        try (PreparedStatement ps = c.prepareStatement(
+          "INSERT INTO conversation_messages (conversation_id, seq, turn, content) VALUES (?, ?, ?, ?)")) {
+          for (int i = 0; i < encoded.size(); i++) {
+            ps.setString(1, id);
+            ps.setInt(2, count + i);
+            ps.setLong(3, newVersion);
+            ps.setString(4, encoded.get(i));
+            ps.addBatch();
+          }
+          ps.executeBatch();
+        }
+      }
+      return new TurnCommit(newVersion, now, count + encoded.size(), merged, newTitle);
+    }));
+  }
+
+  @Override
+  public Future<ConversationPage> list(String tenant, int limit, String afterCursor) {
+    StoreSupport.Cursor after;
+    try {
+      StoreSupport.checkLimit(limit);
+      after = StoreSupport.decodeCursor(afterCursor);
+    } catch (StoreException e) {
+      return Future.failedFuture(e);
+    }
+    String sql = "SELECT " + SUMMARY_COLUMNS + " FROM conversations WHERE "
+      + (tenant == null ? "tenant IS NULL" : "tenant = ?")
+      + (after == null ? "" : " AND (updated_at, id) < (?, ?)")
+      + " ORDER BY updated_at DESC, id DESC LIMIT ?";
+    return worker.submit("list", c -> {
+      List<ConversationSummary> items = new ArrayList<>();
+      boolean more = false;
+      try (PreparedStatement ps = c.prepareStatement(sql)) {
+        int p = 1;
+        if (tenant != null) {
+          ps.setString(p++, tenant);
+        }
+        if (after != null) {
+          ps.setLong(p++, after.updatedAt());
+          ps.setString(p++, after.id());
+        }
+        ps.setInt(p, limit + 1);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            if (items.size() == limit) {
+              more = true;
+              break;
+            }
+            long[] columns = new long[StoreSupport.USAGE_COLUMNS.size()];
+            for (int i = 0; i < columns.length; i++) {
+              columns[i] = rs.getLong(8 + i);
+            }
+            String id = rs.getString(1);
+            items.add(new ConversationSummary(id, rs.getString(2), rs.getString(3), rs.getLong(4), rs.getLong(5),
+              listedUsage(id, rs.getString(7), columns), rs.getLong(6)));
+          }
+        }
+      }
+      ConversationSummary last = more ? items.get(items.size() - 1) : null;
+      return new ConversationPage(items, last == null ? null : StoreSupport.encodeCursor(last.updatedAt(), last.id()));
+    });
+  }
+
+  /** A listing survives one damaged usage: that item shows the usage columns instead. */
+  private JsonObject listedUsage(String id, String text, long[] columns) {
+    try {
+      return new JsonObject(text);
+    } catch (RuntimeException e) {
+      log.warn("{}: conversation {} has an unreadable usage object; listed with its token columns", name, id);
+      JsonObject usage = new JsonObject();
+      for (int i = 0; i < columns.length; i++) {
+        usage.put(StoreSupport.USAGE_COLUMNS.get(i), columns[i]);
+      }
+      return usage;
+    }
+  }
+
+  @Override
+  public Future<Void> delete(String id) {
+    try {
+      StoreSupport.checkId(id);
+    } catch (StoreException e) {
+      return Future.failedFuture(e);
+    }
+    return worker.submit("delete " + id, c -> inTransaction(c, () -> {
+      try (PreparedStatement ps = c.prepareStatement("DELETE FROM conversations WHERE id = ?")) {
+        ps.setString(1, id);
+        if (ps.executeUpdate() == 0) {
+          throw StoreSupport.notFound(id);
+        }
+      }
+      try (PreparedStatement ps = c.prepareStatement("DELETE FROM conversation_messages WHERE conversation_id = ?")) {
+        ps.setString(1, id);
+        ps.executeUpdate();
+      }
+      return null;
+    }));
+  }
+
+  @Override
+  public Future<JsonObject> usageTotals(String tenant) {
+    String sql = "SELECT count(*), coalesce(sum(version), 0), coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), "
+      + "coalesce(sum(cache_creation_input_tokens), 0), coalesce(sum(cache_read_input_tokens), 0) FROM conversations WHERE "
+      + (tenant == null ? "tenant IS NULL" : "tenant = ?");
+    return worker.submit("usageTotals", c -> {
+      try (PreparedStatement ps = c.prepareStatement(sql)) {
+        if (tenant != null) {
+          ps.setString(1, tenant);
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          long[] columns = new long[StoreSupport.USAGE_COLUMNS.size()];
+          for (int i = 0; i < columns.length; i++) {
+            columns[i] = rs.getLong(3 + i);
+          }
+          return StoreSupport.totals(rs.getLong(1), rs.getLong(2), columns);
+        }
+      }
+    });
+  }
+
+  @Override
+  public Future<Void> close() {
+    return worker.close();
+  }
+}

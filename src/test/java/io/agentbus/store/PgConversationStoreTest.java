@@ -1,0 +1,158 @@
+package io.agentbus.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.agentbus.store.StoreException.Kind;
+import io.vertx.core.Future;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract on the {@code postgres} store against the real server (see {@link PgTestSupport}),
+ * each test in a schema of its own, dropped afterwards; plus the server going away mid-run.
+ */
+class PgConversationStoreTest extends ConversationStoreContract {
+
+  private String schema;
+  private String appName;
+
+  @Override
+  protected StoreOptions options() {
+    PgTestSupport.requireServer();
+    if (schema == null) {
+      schema = PgTestSupport.newSchema();
+      appName = "agentbus-test-" + schema.substring("agentbus_test_".length());
+    }
+    return new StoreOptions().setType(StoreOptions.Type.POSTGRES)
+      .setUri(PgTestSupport.uriWithApplicationName(appName))
+      .setSchema(schema)
+      .setPoolSize(4)
+      .setRequestTimeoutMs(10_000);
+  }
+
+  @Override
+  protected boolean durable() {
+    return true;
+  }
+
+  @Override
+  protected void afterStoreClosed() throws Exception {
+    if (schema != null) {
+      PgTestSupport.dropSchema(schema);
+    }
+  }
+
+  @Override
+  protected void corruptMessage(String id, int seq) throws Exception {
+    // jsonb holds only valid JSON: a hand edit can still leave something that is not a message
+    RowSet<Row> rows = PgTestSupport.sql(vertx, "UPDATE " + schema + ".conversation_messages SET content = '\"oops\"'::jsonb "
+      + "WHERE conversation_id = $1 AND seq = $2", id, seq);
+    assertEquals(1, rows.rowCount());
+  }
+
+  @Override
+  protected void installFailingTrigger() throws Exception {
+    PgTestSupport.sql(vertx, "CREATE FUNCTION " + schema + ".explode() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+      + "IF NEW.content->>'role' = 'explode' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$");
+    PgTestSupport.sql(vertx, "CREATE TRIGGER explode BEFORE INSERT ON " + schema + ".conversation_messages "
+      + "FOR EACH ROW EXECUTE FUNCTION " + schema + ".explode()");
+  }
+
+  private int terminateStoreConnections() throws Exception {
+    RowSet<Row> rows = PgTestSupport.sql(vertx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+      + "WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = $1", appName);
+    return rows.size();
+  }
+
+  @Test
+  void theSchemaIsVersionedJsonbAndIndexedForListing() throws Exception {
+    StoredConversation c = insert("acme");
+    await(store.appendTurn(c.id(), 0, List.of(user("hi")), null));
+    second(); // a second start applies nothing twice
+    RowSet<Row> versions = PgTestSupport.sql(vertx, "SELECT version FROM " + schema + ".agentbus_schema_version");
+    assertEquals(1, versions.size());
+    assertEquals(1, versions.iterator().next().getInteger(0));
+    RowSet<Row> types = PgTestSupport.sql(vertx, "SELECT jsonb_typeof(content) FROM " + schema + ".conversation_messages");
+    assertEquals("object", types.iterator().next().getString(0));
+    RowSet<Row> index = PgTestSupport.sql(vertx, "SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = $2",
+      schema, "conversations_by_tenant");
+    String def = index.iterator().next().getString(0);
+    assertTrue(def.contains("(tenant, updated_at DESC, id DESC)"), def);
+    assertTrue(store.describe().startsWith("postgres (postgresql://postgres@"), store.describe());
+  }
+
+  @Test
+  void aDatabaseFromANewerBuildIsRefused() throws Exception {
+    PgTestSupport.sql(vertx, "INSERT INTO " + schema + ".agentbus_schema_version (version) VALUES (99)");
+    StoreException e = failure(ConversationStore.create(vertx, options()));
+    assertEquals(Kind.INVALID, e.kind());
+    assertTrue(e.getMessage().contains("schema version 99 is newer"), e.getMessage());
+  }
+
+  @Test
+  void thePoolRecoversWhenTheServerDropsItsConnections() throws Exception {
+    StoredConversation c = insert("acme");
+    await(store.appendTurn(c.id(), 0, List.of(user("before"), assistant("ok")), null));
+    // several at once, so that the pool holds more than one connection
+    List<Future<StoredConversation>> warm = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      warm.add(store.load(c.id()));
+    }
+    Future.all(warm).await(30, TimeUnit.SECONDS);
+    assertTrue(terminateStoreConnections() >= 1, "no store connection was found to terminate");
+
+    // the first operations may meet a dead connection: they fail as UNAVAILABLE or succeed on a new one
+    for (Future<?> f : List.of(store.load(c.id()), store.list("acme", 10, null), store.usageTotals("acme"))) {
+      try {
+        f.await(30, TimeUnit.SECONDS);
+      } catch (StoreException e) {
+        assertEquals(Kind.UNAVAILABLE, e.kind(), e.toString());
+        assertTrue(e.getMessage().contains("conversation store postgres"), e.getMessage());
+      }
+    }
+    // then, once the pool has seen the closes, the store works again, reads and writes
+    Thread.sleep(200);
+    assertEquals(2, await(store.load(c.id())).messages().size());
+    assertEquals(2, await(store.appendTurn(c.id(), 1, List.of(user("after"), assistant("ok")), null)).version());
+    assertEquals(4, await(store.load(c.id())).messages().size());
+
+    // a write in flight when its connection dies fails as UNAVAILABLE, or commits whole
+    Future<TurnCommit> inFlight = store.appendTurn(c.id(), 2, List.of(user("racing")), null);
+    terminateStoreConnections();
+    try {
+      inFlight.await(30, TimeUnit.SECONDS);
+    } catch (StoreException e) {
+      assertEquals(Kind.UNAVAILABLE, e.kind(), e.toString());
+    }
+    StoredConversation now = await(store.load(c.id()));
+    assertTrue(now.version() == 2 && now.messages().size() == 4 || now.version() == 3 && now.messages().size() == 5,
+      "version " + now.version() + " with " + now.messages().size() + " messages");
+  }
+
+  @Test
+  void aStatementPastItsDeadlineIsATimeout() throws Exception {
+    await(store.close());
+    store = await(ConversationStore.create(vertx, options().setRequestTimeoutMs(500)));
+    StoredConversation c = insert(null);
+    // another session holds the row lock: the turn waits for it until statement_timeout
+    PgTestSupport.sql(vertx, "SELECT 1"); // warm
+    io.vertx.pgclient.PgConnection locker = io.vertx.pgclient.PgConnection.connect(vertx,
+      io.vertx.pgclient.PgConnectOptions.fromUri(PgTestSupport.uri())).await(10, TimeUnit.SECONDS);
+    try {
+      locker.query("BEGIN").execute().await(10, TimeUnit.SECONDS);
+      locker.query("SELECT * FROM " + schema + ".conversations WHERE id = '" + c.id() + "' FOR UPDATE").execute()
+        .await(10, TimeUnit.SECONDS);
+      StoreException e = failure(store.appendTurn(c.id(), 0, List.of(user("waits")), null));
+      assertEquals(Kind.TIMEOUT, e.kind(), e.toString());
+      locker.query("ROLLBACK").execute().await(10, TimeUnit.SECONDS);
+    } finally {
+      locker.close().await(10, TimeUnit.SECONDS);
+    }
+    assertEquals(1, await(store.appendTurn(c.id(), 0, List.of(user("then")), null)).version());
+  }
+}
