@@ -4,10 +4,11 @@ import io.agentbus.bus.Actions;
 import io.agentbus.bus.Addresses;
 import io.agentbus.catalog.CatalogVerticle;
 import io.agentbus.catalog.ToolCatalog;
-import io.agentbus.config.McpServerOptions;
 import io.agentbus.conversation.ConversationIds;
+import io.agentbus.conversation.ConversationOptions;
 import io.agentbus.conversation.ConversationVerticle;
 import io.agentbus.dispatch.DispatcherVerticle;
+import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.mcp.server.McpServerVerticle;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
@@ -28,8 +29,11 @@ import java.util.Objects;
  */
 public final class Agentbus {
 
-  /** Send timeout of {@link #send}: a whole turn (model calls and tools). */
-  public static final long TURN_TIMEOUT_MS = 30 * 60_000;
+  /**
+   * Send timeout of {@link #send}: a whole turn (model calls and tools); the same as
+   * {@link ConversationOptions#SEND_TIMEOUT_MS}.
+   */
+  public static final long TURN_TIMEOUT_MS = ConversationOptions.SEND_TIMEOUT_MS;
 
   private final Vertx vertx;
   private final List<String> deployments;

@@ -1,8 +1,8 @@
 package io.agentbus;
 
-import io.agentbus.config.McpServerOptions;
 import io.agentbus.conversation.ConversationOptions;
 import io.agentbus.dispatch.DispatcherOptions;
+import io.agentbus.mcp.McpServerOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

@@ -1,5 +1,6 @@
 package io.agentbus.catalog;
 
+import io.agentbus.model.Provider;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -125,9 +126,10 @@ public final class CatalogSnapshot {
    */
   public JsonObject toJson(String provider) {
     JsonArray tools;
-    if ("anthropic".equals(provider)) {
+    Provider p = Provider.find(provider);
+    if (p == Provider.ANTHROPIC) {
       tools = anthropic.copy();
-    } else if ("openai".equals(provider)) {
+    } else if (p == Provider.OPENAI) {
       tools = openai.copy();
     } else {
       tools = new JsonArray();

@@ -3,6 +3,7 @@ package io.agentbus.catalog;
 import io.agentbus.bus.Actions;
 import io.agentbus.bus.Addresses;
 import io.agentbus.bus.FailureCodes;
+import io.agentbus.model.Provider;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -16,7 +17,6 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -196,8 +196,8 @@ public class CatalogVerticle extends VerticleBase {
     }
     JsonObject body = msg.body() == null ? new JsonObject() : msg.body();
     String provider = body.getValue("provider") instanceof String p ? p : null;
-    if (provider != null && !Objects.equals(provider, "anthropic") && !Objects.equals(provider, "openai")) {
-      msg.fail(FailureCodes.BAD_REQUEST, "provider must be \"anthropic\" or \"openai\" (or absent)");
+    if (provider != null && Provider.find(provider) == null) {
+      msg.fail(FailureCodes.BAD_REQUEST, "provider must be " + Provider.choices("\"") + " (or absent)");
       return;
     }
     CatalogSnapshot snapshot;

@@ -1,9 +1,9 @@
 package io.agentbus.cli;
 
 import io.agentbus.config.McpConfig;
-import io.agentbus.config.McpServerOptions;
 import io.agentbus.mcp.CallOptions;
 import io.agentbus.mcp.McpClient;
+import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.mcp.server.ToolFilter;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.DecodeException;

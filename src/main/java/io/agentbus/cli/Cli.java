@@ -1,9 +1,9 @@
 package io.agentbus.cli;
 
 import io.agentbus.config.AgentConfig;
-import io.agentbus.config.ConfigException;
-import io.agentbus.config.EnvExpander;
 import io.agentbus.config.McpConfig;
+import io.agentbus.options.ConfigException;
+import io.agentbus.options.EnvExpander;
 import io.vertx.core.Future;
 import java.io.PrintStream;
 import java.nio.file.Path;

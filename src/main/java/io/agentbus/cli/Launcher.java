@@ -8,6 +8,7 @@ import io.agentbus.conversation.ConversationOptions;
 import io.agentbus.mock.MockModelOptions;
 import io.agentbus.mock.MockModelServer;
 import io.agentbus.model.ModelOptions;
+import io.agentbus.model.Provider;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import org.slf4j.Logger;
@@ -47,7 +48,7 @@ final class Launcher {
       if (mock != null) {
         warnDemo(mock.actualPort());
         ModelOptions model = conversation.getModel();
-        conversation.setModel(new ModelOptions(model).setProvider(ModelOptions.ANTHROPIC).setApiKey("demo-mode")
+        conversation.setModel(new ModelOptions(model).setProvider(Provider.ANTHROPIC.id()).setApiKey("demo-mode")
           .setBaseUrl("http://127.0.0.1:" + mock.actualPort()).setModel("agentbus-demo"));
       }
       AgentbusOptions options = new AgentbusOptions().setMcpServers(mcp.servers()).setConversation(conversation);

@@ -1,8 +1,8 @@
 package io.agentbus.cli;
 
 import io.agentbus.config.McpConfig;
-import io.agentbus.config.McpServerOptions;
 import io.agentbus.mcp.McpClient;
+import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.mcp.server.ToolFilter;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

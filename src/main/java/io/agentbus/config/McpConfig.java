@@ -1,5 +1,8 @@
 package io.agentbus.config;
 
+import io.agentbus.mcp.McpServerOptions;
+import io.agentbus.options.ConfigException;
+import io.agentbus.options.EnvExpander;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;

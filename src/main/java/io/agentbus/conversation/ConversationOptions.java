@@ -1,8 +1,8 @@
 package io.agentbus.conversation;
 
-import io.agentbus.config.MemoryBudget;
-import io.agentbus.config.OptionsJson;
+import io.agentbus.limits.MemoryBudget;
 import io.agentbus.model.ModelOptions;
+import io.agentbus.options.OptionsJson;
 import io.vertx.core.json.JsonObject;
 import java.util.Objects;
 
@@ -34,11 +34,16 @@ public class ConversationOptions {
    */
   public static final int DEFAULT_MAX_ACTIVE_TURNS = MemoryBudget.turns();
   /**
-   * Time a turn's tool calls may run, from the turn's start: {@code Agentbus.TURN_TIMEOUT_MS}
+   * How long a sender waits for a whole turn (model calls and tools) on the conversation
+   * service: the send timeout of {@code Agentbus.send} and of the HTTP API.
+   */
+  public static final long SEND_TIMEOUT_MS = 30 * 60_000L;
+  /**
+   * Time a turn's tool calls may run, from the turn's start: {@link #SEND_TIMEOUT_MS}
    * (how long {@code Agentbus.send} and the HTTP API wait for a turn) less one minute, so that
    * the model can still answer after the last tool call ran out of time.
    */
-  public static final long DEFAULT_TURN_TIMEOUT_MS = 29 * 60_000L;
+  public static final long DEFAULT_TURN_TIMEOUT_MS = SEND_TIMEOUT_MS - 60_000L;
 
   private ModelOptions model = new ModelOptions();
   private String system;

@@ -9,6 +9,7 @@ import io.agentbus.model.ModelClient;
 import io.agentbus.model.ModelRequest;
 import io.agentbus.model.ModelResponse;
 import io.agentbus.model.ModelStreamEvent;
+import io.agentbus.model.Provider;
 import io.agentbus.model.Usage;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -53,7 +54,7 @@ final class TurnRunner {
     this.dispatcher = dispatcher;
     String configured = options.getModel().getModel();
     this.modelName = configured != null ? configured
-      : "openai".equals(model.provider()) ? DEFAULT_OPENAI_MODEL : DEFAULT_ANTHROPIC_MODEL;
+      : model.provider() == Provider.OPENAI ? DEFAULT_OPENAI_MODEL : DEFAULT_ANTHROPIC_MODEL;
   }
 
   /** One turn's running state. */
@@ -126,7 +127,7 @@ final class TurnRunner {
         }
       })
       : model.send(request);
-    AgentbusMetrics.get(vertx).modelCall(model.provider(), start, reply);
+    AgentbusMetrics.get(vertx).modelCall(model.provider().id(), start, reply);
     return reply.map(resp -> new Timed(resp, (System.nanoTime() - start) / 1_000_000));
   }
 
@@ -212,7 +213,7 @@ final class TurnRunner {
 
   private Future<Void> dispatch(Turn t, ModelResponse resp) {
     JsonObject body = new JsonObject()
-      .put("provider", model.provider())
+      .put("provider", model.provider().id())
       .put("catalogVersion", t.snapshot.version())
       .put("budgetMs", t.msLeft())
       .put("content", resp.content())

@@ -1,5 +1,6 @@
 package io.agentbus.dispatch;
 
+import io.agentbus.model.Provider;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -59,9 +60,9 @@ public record DispatchRequest(Provider provider, Long catalogVersion, List<ToolU
     if (body == null) {
       throw new Invalid("the body must be a JSON object");
     }
-    Provider provider = Provider.of(body.getValue("provider") instanceof String p ? p : null);
+    Provider provider = Provider.find(body.getValue("provider") instanceof String p ? p : null);
     if (provider == null) {
-      throw new Invalid("'provider' must be \"anthropic\" or \"openai\"");
+      throw new Invalid("'provider' must be " + Provider.choices("\""));
     }
     if (!(body.getValue("content") instanceof JsonArray content)) {
       throw new Invalid("'content' must be the assistant message's content array");

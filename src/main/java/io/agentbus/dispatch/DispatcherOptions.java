@@ -1,6 +1,6 @@
 package io.agentbus.dispatch;
 
-import io.agentbus.config.OptionsJson;
+import io.agentbus.options.OptionsJson;
 import io.vertx.core.json.JsonObject;
 
 /**

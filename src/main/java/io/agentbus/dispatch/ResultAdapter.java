@@ -1,6 +1,7 @@
 package io.agentbus.dispatch;
 
 import io.agentbus.catalog.CatalogEntry;
+import io.agentbus.model.Provider;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;

@@ -76,6 +76,19 @@ public final class ToolDispatcher {
       events.finished(start, true);
       return Future.succeededFuture(ToolResults.error(use.id(), refusal));
     }
+    // a slow schema check (an untrusted pattern) finishes on a worker, never on this loop
+    return entry.input().check(vertx, use.input()).compose(violations -> {
+      if (!violations.isEmpty()) {
+        events.finished(start, true);
+        return Future.succeededFuture(ToolResults.error(use.id(), "Invalid arguments for '" + use.name()
+          + "', so the tool was not called:\n- " + String.join("\n- ", violations)));
+      }
+      return call(use, request, entry, events, start);
+    });
+  }
+
+  private Future<JsonObject> call(DispatchRequest.ToolUse use, DispatchRequest request, CatalogEntry entry,
+                                  CallEvents events, long start) {
     Long timeoutMs = request.timeoutMs() != null ? request.timeoutMs() : options.getTimeoutMs();
     long budgetMs = request.budgetMs() != null ? request.budgetMs() : options.defaultBudgetMs();
     if (budgetMs < 1) {
@@ -134,10 +147,6 @@ public final class ToolDispatcher {
     }
     if (use.input() == null) {
       return "The arguments for '" + use.name() + "' must be a JSON object, so the tool was not called.";
-    }
-    List<String> violations = entry.input().violations(use.input());
-    if (!violations.isEmpty()) {
-      return "Invalid arguments for '" + use.name() + "', so the tool was not called:\n- " + String.join("\n- ", violations);
     }
     return null;
   }

@@ -1,8 +1,8 @@
 package io.agentbus.http;
 
-import io.agentbus.Agentbus;
 import io.agentbus.bus.Actions;
 import io.agentbus.conversation.ConversationIds;
+import io.agentbus.conversation.ConversationOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpHeaders;
@@ -78,14 +78,14 @@ final class ConversationRoutes {
     if (wantsEvents(ctx)) {
       TurnStream stream = new TurnStream(vertx, ctx, responses, id, heartbeatMs);
       stream.subscribe()
-        .compose(v -> bus.conversation(id, Actions.SEND, request, Agentbus.TURN_TIMEOUT_MS))
+        .compose(v -> bus.conversation(id, Actions.SEND, request, ConversationOptions.SEND_TIMEOUT_MS))
         .onComplete(ar -> {
           admission.release(key);
           stream.onReply(ar);
         });
       return;
     }
-    bus.conversation(id, Actions.SEND, request, Agentbus.TURN_TIMEOUT_MS).onComplete(ar -> {
+    bus.conversation(id, Actions.SEND, request, ConversationOptions.SEND_TIMEOUT_MS).onComplete(ar -> {
       admission.release(key);
       if (ar.succeeded()) {
         responses.json(ctx, 200, ar.result());

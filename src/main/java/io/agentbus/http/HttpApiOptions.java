@@ -1,7 +1,7 @@
 package io.agentbus.http;
 
-import io.agentbus.config.MemoryBudget;
-import io.agentbus.config.OptionsJson;
+import io.agentbus.limits.MemoryBudget;
+import io.agentbus.options.OptionsJson;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;

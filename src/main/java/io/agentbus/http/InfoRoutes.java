@@ -3,6 +3,7 @@ package io.agentbus.http;
 import io.agentbus.bus.Actions;
 import io.agentbus.bus.Addresses;
 import io.agentbus.metrics.AgentbusMetrics;
+import io.agentbus.model.Provider;
 import io.vertx.core.Future;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
@@ -35,8 +36,8 @@ final class InfoRoutes {
   /** {@code GET /v1/tools[?provider=anthropic|openai]} → {@code {version, tools}}. */
   void tools(RoutingContext ctx) {
     String provider = ctx.queryParams().get("provider");
-    if (provider != null && !provider.equals("anthropic") && !provider.equals("openai")) {
-      throw ApiError.badRequest("query parameter 'provider' must be 'anthropic' or 'openai'");
+    if (provider != null && Provider.find(provider) == null) {
+      throw ApiError.badRequest("query parameter 'provider' must be " + Provider.choices("'"));
     }
     JsonObject body = provider == null ? new JsonObject() : new JsonObject().put("provider", provider);
     bus.request(Addresses.CATALOG, Actions.CATALOG_GET, body, BusRequests.SHORT_TIMEOUT_MS)

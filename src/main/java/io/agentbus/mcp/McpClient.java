@@ -1,6 +1,5 @@
 package io.agentbus.mcp;
 
-import io.agentbus.config.McpServerOptions;
 import io.agentbus.mcp.impl.McpClientImpl;
 import io.agentbus.mcp.transport.McpTransport;
 import io.agentbus.mcp.transport.McpTransports;

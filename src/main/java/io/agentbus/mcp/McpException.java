@@ -1,10 +1,12 @@
 package io.agentbus.mcp;
 
+import io.agentbus.metrics.MetricsOutcome;
+
 /**
  * A failure talking to an MCP server. {@link #kind()} says what went wrong; for
  * {@link Kind#RPC_ERROR} the server's JSON-RPC error code and data are kept.
  */
-public final class McpException extends RuntimeException {
+public final class McpException extends RuntimeException implements MetricsOutcome {
 
   /** What kind of failure this is. */
   public enum Kind {
@@ -50,6 +52,13 @@ public final class McpException extends RuntimeException {
   public Kind kind() {
     return kind;
   }
+
+  /** @return the kind, lower case: the {@code outcome} or {@code status} label of its metrics */
+  @Override
+  public String metricsOutcome() {
+    return kind().name().toLowerCase();
+  }
+
 
   /** @return the JSON-RPC error code for {@link Kind#RPC_ERROR}, else {@code null} */
   public Integer rpcCode() {

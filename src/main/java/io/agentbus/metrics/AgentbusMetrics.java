@@ -1,9 +1,5 @@
 package io.agentbus.metrics;
 
-import io.agentbus.mcp.McpException;
-import io.agentbus.model.ModelException;
-import io.agentbus.model.ModelResponse;
-import io.agentbus.model.Usage;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Timer;
@@ -119,8 +115,8 @@ public final class AgentbusMetrics implements Shareable {
   }
 
   private static String failureOutcome(Throwable err) {
-    if (err instanceof McpException e) {
-      return e.kind().name().toLowerCase();
+    if (err instanceof MetricsOutcome e) {
+      return e.metricsOutcome();
     }
     if (err instanceof ReplyException re) {
       return switch (re.failureCode()) {
@@ -138,29 +134,29 @@ public final class AgentbusMetrics implements Shareable {
 
   /**
    * Records one model call (attached to its future) and the tokens it reported. Status: the
-   * stop reason, or the {@link ModelException.Kind} of a failure.
+   * stop reason, or the {@link MetricsOutcome} of a failure (the model exception's kind).
    *
    * @return {@code reply}, for chaining
    */
-  public Future<ModelResponse> modelCall(String provider, long startNanos, Future<ModelResponse> reply) {
+  public <R extends ModelCallResult> Future<R> modelCall(String provider, long startNanos, Future<R> reply) {
     String p = String.valueOf(provider);
     reply.onComplete(ar -> {
       long nanos = System.nanoTime() - startNanos;
       if (ar.succeeded()) {
-        ModelResponse resp = ar.result();
+        R resp = ar.result();
         String stop = resp.stopReason();
         modelCalls.withTags("provider", p, "outcome", "ok", "status", stop != null && STOP_REASONS.contains(stop) ? stop : "other")
           .record(nanos, TimeUnit.NANOSECONDS);
         tokens(p, resp.usage());
       } else {
-        String status = ar.cause() instanceof ModelException e ? e.kind().name().toLowerCase() : "failed";
+        String status = ar.cause() instanceof MetricsOutcome e ? e.metricsOutcome() : "failed";
         modelCalls.withTags("provider", p, "outcome", "error", "status", status).record(nanos, TimeUnit.NANOSECONDS);
       }
     });
     return reply;
   }
 
-  private void tokens(String provider, Usage u) {
+  private void tokens(String provider, TokenCounts u) {
     if (u == null) {
       return;
     }

@@ -27,16 +27,16 @@ public interface ModelClient {
   static ModelClient create(Vertx vertx, ModelOptions options) {
     Objects.requireNonNull(vertx, "'vertx' cannot be null");
     Objects.requireNonNull(options, "'options' cannot be null");
-    return switch (options.getProvider()) {
-      case ModelOptions.OPENAI -> new OpenAiModelClient(vertx, options);
-      default -> new AnthropicModelClient(vertx, options);
+    return switch (options.provider()) {
+      case OPENAI -> new OpenAiModelClient(vertx, options);
+      case ANTHROPIC -> new AnthropicModelClient(vertx, options);
     };
   }
 
   /**
-   * @return the provider name ({@link ModelOptions#ANTHROPIC} or {@link ModelOptions#OPENAI})
+   * @return the provider this client talks to
    */
-  String provider();
+  Provider provider();
 
   /**
    * Sends a non-streaming request (the request's stream flag is ignored).

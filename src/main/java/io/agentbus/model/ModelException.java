@@ -1,5 +1,6 @@
 package io.agentbus.model;
 
+import io.agentbus.metrics.MetricsOutcome;
 import io.vertx.core.VertxException;
 
 /**
@@ -7,7 +8,7 @@ import io.vertx.core.VertxException;
  * the API's own error type and message, and the provider's request id. Messages never contain the
  * API key.
  */
-public final class ModelException extends VertxException {
+public final class ModelException extends VertxException implements MetricsOutcome {
 
   /** What went wrong. */
   public enum Kind {
@@ -148,6 +149,13 @@ public final class ModelException extends VertxException {
   public Kind kind() {
     return kind;
   }
+
+  /** @return the kind, lower case: the {@code outcome} or {@code status} label of its metrics */
+  @Override
+  public String metricsOutcome() {
+    return kind().name().toLowerCase();
+  }
+
 
   /**
    * @return the HTTP status, 0 when there was no HTTP error response

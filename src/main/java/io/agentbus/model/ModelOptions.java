@@ -1,7 +1,7 @@
 package io.agentbus.model;
 
-import io.agentbus.config.MemoryBudget;
-import io.agentbus.config.OptionsJson;
+import io.agentbus.limits.MemoryBudget;
+import io.agentbus.options.OptionsJson;
 import io.vertx.core.json.JsonObject;
 import java.lang.management.ManagementFactory;
 import java.util.Map;
@@ -16,9 +16,9 @@ import java.util.Objects;
  */
 public class ModelOptions {
 
-  /** Provider name of the Anthropic Messages API. */
+  /** Provider name of the Anthropic Messages API: {@link Provider#ANTHROPIC}'s id (a constant, for annotations). */
   public static final String ANTHROPIC = "anthropic";
-  /** Provider name of the OpenAI Chat Completions API. */
+  /** Provider name of the OpenAI Chat Completions API: {@link Provider#OPENAI}'s id (a constant, for annotations). */
   public static final String OPENAI = "openai";
 
   /** Default provider. */
@@ -164,7 +164,7 @@ public class ModelOptions {
     String provider = blankToNull(env.get("AGENTBUS_MODEL_PROVIDER"));
     ModelOptions o = new ModelOptions().setProvider(provider == null ? DEFAULT_PROVIDER : provider);
     o.model = blankToNull(env.get("AGENTBUS_MODEL"));
-    String prefix = OPENAI.equals(o.provider) ? "OPENAI_" : "ANTHROPIC_";
+    String prefix = o.provider() == Provider.OPENAI ? "OPENAI_" : "ANTHROPIC_";
     o.apiKey = blankToNull(env.get(prefix + "API_KEY"));
     o.baseUrl = blankToNull(env.get(prefix + "BASE_URL"));
     return o;
@@ -254,16 +254,18 @@ public class ModelOptions {
     return provider;
   }
 
+  /** @return the provider as a {@link Provider} */
+  public Provider provider() {
+    return Provider.of(provider);
+  }
+
   /**
    * @param provider {@link #ANTHROPIC} or {@link #OPENAI}
    * @return this
    */
   public ModelOptions setProvider(String provider) {
     Objects.requireNonNull(provider, "'provider' cannot be null");
-    if (!ANTHROPIC.equals(provider) && !OPENAI.equals(provider)) {
-      throw new IllegalArgumentException("provider must be 'anthropic' or 'openai', was '" + provider + "'");
-    }
-    this.provider = provider;
+    this.provider = Provider.of(provider).id();
     return this;
   }
 
@@ -309,7 +311,7 @@ public class ModelOptions {
    */
   public String effectiveBaseUrl() {
     String url = baseUrl != null ? baseUrl
-        : OPENAI.equals(provider) ? DEFAULT_OPENAI_BASE_URL : DEFAULT_ANTHROPIC_BASE_URL;
+        : provider() == Provider.OPENAI ? DEFAULT_OPENAI_BASE_URL : DEFAULT_ANTHROPIC_BASE_URL;
     while (url.endsWith("/")) {
       url = url.substring(0, url.length() - 1);
     }

@@ -1,5 +1,6 @@
 package io.agentbus.model;
 
+import io.agentbus.metrics.ModelCallResult;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -24,7 +25,7 @@ import java.util.List;
  *     the last OpenAI chunk plus usage)
  */
 public record ModelResponse(String id, String model, JsonArray content, String stopReason, String stopSequence,
-    JsonObject stopDetails, Usage usage, String requestId, JsonObject raw) {
+    JsonObject stopDetails, Usage usage, String requestId, JsonObject raw) implements ModelCallResult {
 
   /** The {@code stop_reason} asking the caller to run tools. */
   public static final String TOOL_USE = "tool_use";

@@ -1,5 +1,6 @@
 package io.agentbus.model;
 
+import io.agentbus.metrics.TokenCounts;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -11,7 +12,8 @@ import io.vertx.core.json.JsonObject;
  * @param cacheCreationInputTokens input tokens written to the prompt cache
  * @param cacheReadInputTokens input tokens read from the prompt cache
  */
-public record Usage(long inputTokens, long outputTokens, long cacheCreationInputTokens, long cacheReadInputTokens) {
+public record Usage(long inputTokens, long outputTokens, long cacheCreationInputTokens, long cacheReadInputTokens)
+    implements TokenCounts {
 
   /** No usage at all. */
   public static final Usage ZERO = new Usage(0, 0, 0, 0);

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.agentbus.AgentMain;
+import io.agentbus.cli.AgentMain;
 import io.agentbus.testing.FakeStdioServer;
 import io.agentbus.testing.InteropServers;
 import io.vertx.core.json.JsonArray;

@@ -4,7 +4,7 @@ import io.agentbus.testing.Integration;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.agentbus.AgentMain;
+import io.agentbus.cli.AgentMain;
 import io.agentbus.demo.DemoMcpServer;
 import io.agentbus.sse.SseEvent;
 import io.agentbus.sse.SseParser;

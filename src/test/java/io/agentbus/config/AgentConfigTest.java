@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.agentbus.options.ConfigException;
+import io.agentbus.options.EnvExpander;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.Map;

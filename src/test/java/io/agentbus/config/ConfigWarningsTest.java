@@ -3,6 +3,7 @@ package io.agentbus.config;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.agentbus.options.EnvExpander;
 import io.agentbus.testing.LogCapture;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;

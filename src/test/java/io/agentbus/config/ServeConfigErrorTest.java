@@ -3,7 +3,7 @@ package io.agentbus.config;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import io.agentbus.AgentMain;
+import io.agentbus.cli.AgentMain;
 import io.agentbus.cli.Cli;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -13,6 +13,7 @@ import io.agentbus.model.ModelClient;
 import io.agentbus.model.ModelRequest;
 import io.agentbus.model.ModelResponse;
 import io.agentbus.model.ModelStreamEvent;
+import io.agentbus.model.Provider;
 import io.agentbus.model.Usage;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -47,8 +48,8 @@ class TurnRunnerTest {
     }
 
     @Override
-    public String provider() {
-      return "anthropic";
+    public Provider provider() {
+      return Provider.ANTHROPIC;
     }
 
     @Override

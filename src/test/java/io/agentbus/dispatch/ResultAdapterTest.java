@@ -1,5 +1,6 @@
 package io.agentbus.dispatch;
 
+import io.agentbus.model.Provider;
 import io.agentbus.testing.Integration;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

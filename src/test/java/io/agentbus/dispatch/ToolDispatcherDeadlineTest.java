@@ -8,7 +8,7 @@ import io.agentbus.bus.Addresses;
 import io.agentbus.bus.FailureCodes;
 import io.agentbus.catalog.CatalogSnapshot;
 import io.agentbus.catalog.ToolCatalog;
-import io.agentbus.config.McpServerOptions;
+import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.mcp.server.McpServerVerticle;
 import io.agentbus.testing.InMemoryMcpServer;
 import io.vertx.core.DeploymentOptions;

@@ -1,8 +1,8 @@
 package io.agentbus.interop;
 
-import io.agentbus.config.McpServerOptions;
 import io.agentbus.mcp.CallOptions;
 import io.agentbus.mcp.McpClient;
+import io.agentbus.mcp.McpServerOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.agentbus.config.McpServerOptions;
 import io.agentbus.testing.FakeStdioServer;
 import io.agentbus.testing.InteropServers;
 import io.agentbus.testing.LogCapture;

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.agentbus.config.AgentConfig;
-import io.agentbus.config.ConfigException;
-import io.agentbus.config.MemoryBudget;
+import io.agentbus.limits.MemoryBudget;
 import io.agentbus.mock.MockModelOptions;
+import io.agentbus.options.ConfigException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;

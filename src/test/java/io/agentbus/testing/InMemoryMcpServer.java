@@ -1,7 +1,7 @@
 package io.agentbus.testing;
 
-import io.agentbus.config.McpServerOptions;
 import io.agentbus.mcp.McpException;
+import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.mcp.transport.McpTransport;
 import io.vertx.core.Context;
 import io.vertx.core.Future;

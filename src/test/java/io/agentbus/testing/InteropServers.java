@@ -1,6 +1,6 @@
 package io.agentbus.testing;
 
-import io.agentbus.config.McpServerOptions;
+import io.agentbus.mcp.McpServerOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -2,8 +2,8 @@ package io.agentbus.bench;
 
 import io.agentbus.Agentbus;
 import io.agentbus.AgentbusOptions;
-import io.agentbus.config.McpServerOptions;
 import io.agentbus.conversation.ConversationOptions;
+import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.model.ModelOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

@@ -1,10 +1,10 @@
 package io.agentbus.mcp.impl;
 
-import io.agentbus.config.McpServerOptions;
 import io.agentbus.mcp.CallOptions;
 import io.agentbus.mcp.McpClient;
-import io.agentbus.mcp.McpException;
 import io.agentbus.mcp.McpException.Kind;
+import io.agentbus.mcp.McpException;
+import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.mcp.ProgressUpdate;
 import io.agentbus.mcp.jsonrpc.JsonRpc;
 import io.agentbus.mcp.transport.McpTransport;

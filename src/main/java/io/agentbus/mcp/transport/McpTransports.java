@@ -1,6 +1,6 @@
 package io.agentbus.mcp.transport;
 
-import io.agentbus.config.McpServerOptions;
+import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.mcp.transport.http.AutoHttpTransport;
 import io.agentbus.mcp.transport.http.LegacySseTransport;
 import io.agentbus.mcp.transport.http.StreamableHttpTransport;

@@ -4,6 +4,7 @@ import io.agentbus.model.ModelOptions;
 import io.agentbus.model.ModelRequest;
 import io.agentbus.model.ModelResponse;
 import io.agentbus.model.ModelStreamEvent;
+import io.agentbus.model.Provider;
 import io.agentbus.model.impl.BaseModelClient;
 import io.agentbus.model.impl.StreamAssembler;
 import io.vertx.core.Handler;
@@ -28,8 +29,8 @@ public final class AnthropicModelClient extends BaseModelClient {
   }
 
   @Override
-  public String provider() {
-    return ModelOptions.ANTHROPIC;
+  public Provider provider() {
+    return Provider.ANTHROPIC;
   }
 
   @Override

@@ -75,7 +75,7 @@ public abstract class BaseModelClient implements ModelClient {
     } catch (ModelException e) {
       return Future.failedFuture(e);
     }
-    return retry.execute(provider() + " request", () -> http.postJson(url, headers, body)
+    return retry.execute(provider().id() + " request", () -> http.postJson(url, headers, body)
         .compose(r -> {
           try {
             return Future.succeededFuture(response(r.body(), r.requestId()));
@@ -95,7 +95,7 @@ public abstract class BaseModelClient implements ModelClient {
     } catch (ModelException e) {
       return Future.failedFuture(e);
     }
-    return retry.execute(provider() + " stream", () -> attempt(body, headers, handler));
+    return retry.execute(provider().id() + " stream", () -> attempt(body, headers, handler));
   }
 
   /**
@@ -112,7 +112,7 @@ public abstract class BaseModelClient implements ModelClient {
       try {
         handler.handle(ev);
       } catch (RuntimeException e) {
-        log.warn("{} stream handler failed: {}", provider(), e.toString());
+        log.warn("{} stream handler failed: {}", provider().id(), e.toString());
       }
     };
     StreamAssembler assembler = assembler(ev -> {

@@ -4,6 +4,7 @@ import io.agentbus.model.ModelOptions;
 import io.agentbus.model.ModelRequest;
 import io.agentbus.model.ModelResponse;
 import io.agentbus.model.ModelStreamEvent;
+import io.agentbus.model.Provider;
 import io.agentbus.model.impl.BaseModelClient;
 import io.agentbus.model.impl.StreamAssembler;
 import io.vertx.core.Handler;
@@ -29,8 +30,8 @@ public final class OpenAiModelClient extends BaseModelClient {
   }
 
   @Override
-  public String provider() {
-    return ModelOptions.OPENAI;
+  public Provider provider() {
+    return Provider.OPENAI;
   }
 
   @Override

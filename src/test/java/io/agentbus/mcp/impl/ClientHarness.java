@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.agentbus.config.McpServerOptions;
 import io.agentbus.mcp.McpClient;
 import io.agentbus.mcp.McpException;
+import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.testing.ScriptedTransport;
 import io.vertx.core.Context;
 import io.vertx.core.Future;

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.agentbus.bus.Actions;
 import io.agentbus.bus.Addresses;
 import io.agentbus.bus.FailureCodes;
-import io.agentbus.config.McpServerOptions;
+import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.testing.InMemoryMcpServer;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;

@@ -1,6 +1,6 @@
 package io.agentbus.testing.javasdk;
 
-import io.agentbus.config.McpServerOptions;
+import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.testing.InteropServers;
 import io.vertx.core.Context;
 import io.vertx.core.Future;

@@ -1,7 +1,7 @@
 package io.agentbus.bench.jmh;
 
-import io.agentbus.dispatch.Provider;
 import io.agentbus.dispatch.ResultAdapter;
+import io.agentbus.model.Provider;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.concurrent.TimeUnit;

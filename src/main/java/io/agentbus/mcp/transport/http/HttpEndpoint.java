@@ -1,9 +1,9 @@
 package io.agentbus.mcp.transport.http;
 
-import io.agentbus.config.McpServerOptions;
-import io.agentbus.config.UrlRedaction;
-import io.agentbus.mcp.McpException;
 import io.agentbus.mcp.McpException.Kind;
+import io.agentbus.mcp.McpException;
+import io.agentbus.mcp.McpServerOptions;
+import io.agentbus.mcp.UrlRedaction;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -18,9 +18,9 @@ import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
-import io.vertx.core.internal.ContextInternal;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.URI;

@@ -1,8 +1,8 @@
 package io.agentbus.mcp.transport.http;
 
-import io.agentbus.config.McpServerOptions;
-import io.agentbus.mcp.McpException;
 import io.agentbus.mcp.McpException.Kind;
+import io.agentbus.mcp.McpException;
+import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.mcp.transport.McpTransport;
 import io.agentbus.sse.SseEvent;
 import io.vertx.core.Context;

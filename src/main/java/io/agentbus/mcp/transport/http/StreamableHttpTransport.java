@@ -1,8 +1,8 @@
 package io.agentbus.mcp.transport.http;
 
-import io.agentbus.config.McpServerOptions;
-import io.agentbus.mcp.McpException;
 import io.agentbus.mcp.McpException.Kind;
+import io.agentbus.mcp.McpException;
+import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.mcp.jsonrpc.JsonRpc;
 import io.agentbus.mcp.transport.McpTransport;
 import io.vertx.core.Context;

@@ -3,17 +3,17 @@ package io.agentbus.mcp.transport.http;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
-import io.agentbus.config.EnvExpander;
 import io.agentbus.config.McpConfig;
-import io.agentbus.config.McpServerOptions;
-import io.agentbus.config.McpServerOptions.Transport;
+import io.agentbus.mcp.McpServerOptions.Transport;
+import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.mcp.transport.McpTransports;
+import io.agentbus.options.EnvExpander;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.VertxExtension;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import io.vertx.junit5.VertxExtension;
 
 /** mcp.json entries with a url become HTTP transports, with headers expanded. */
 @ExtendWith(VertxExtension.class)

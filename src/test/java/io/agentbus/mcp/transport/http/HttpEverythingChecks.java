@@ -2,7 +2,7 @@ package io.agentbus.mcp.transport.http;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-import io.agentbus.config.McpServerOptions;
+import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.testing.EverythingChecks;
 import io.agentbus.testing.NodeHttpServer;
 import io.vertx.core.Future;

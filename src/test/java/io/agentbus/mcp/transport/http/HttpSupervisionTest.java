@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.agentbus.AgentMain;
 import io.agentbus.bus.Actions;
 import io.agentbus.bus.Addresses;
 import io.agentbus.bus.FailureCodes;
-import io.agentbus.config.McpServerOptions;
+import io.agentbus.cli.AgentMain;
+import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.mcp.server.McpServerVerticle;
 import io.agentbus.testing.NodeHttpServer;
 import io.vertx.core.DeploymentOptions;

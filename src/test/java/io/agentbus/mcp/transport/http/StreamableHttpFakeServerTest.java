@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.agentbus.config.McpServerOptions;
 import io.agentbus.mcp.CallOptions;
 import io.agentbus.mcp.McpClient;
-import io.agentbus.mcp.McpException;
 import io.agentbus.mcp.McpException.Kind;
+import io.agentbus.mcp.McpException;
+import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.testing.LogCapture;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

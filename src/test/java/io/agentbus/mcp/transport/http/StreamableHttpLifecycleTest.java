@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.agentbus.config.McpServerOptions;
 import io.agentbus.mcp.McpClient;
-import io.agentbus.mcp.McpException;
 import io.agentbus.mcp.McpException.Kind;
+import io.agentbus.mcp.McpException;
+import io.agentbus.mcp.McpServerOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.agentbus.config.McpServerOptions;
 import io.agentbus.mcp.CallOptions;
 import io.agentbus.mcp.McpClient;
 import io.agentbus.mcp.McpException;
+import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.testing.Integration;
 import io.agentbus.testing.InteropServers;
 import io.vertx.core.Context;

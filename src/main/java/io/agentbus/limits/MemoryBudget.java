@@ -1,4 +1,4 @@
-package io.agentbus.config;
+package io.agentbus.limits;
 
 /**
  * How much in-flight work the heap holds: the built-in defaults of the admission limits

@@ -1,4 +1,4 @@
-package io.agentbus.config;
+package io.agentbus.options;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package io.agentbus.config;
+package io.agentbus.options;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -91,7 +91,7 @@ public final class OptionsJson {
    *     {@code 5.0}, {@code 5e3}) that fits in a long, else {@code null} (a fraction, a
    *     string, a number beyond the long range)
    */
-  static Long exactLong(Object v) {
+  public static Long exactLong(Object v) {
     if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) {
       return ((Number) v).longValue();
     }
@@ -106,7 +106,7 @@ public final class OptionsJson {
   }
 
   /** @return how an allowed range reads in an error */
-  static String range(long min, long max) {
+  public static String range(long min, long max) {
     return max == Long.MAX_VALUE ? "an integer >= " + min : "an integer from " + min + " to " + max;
   }
 
@@ -114,7 +114,7 @@ public final class OptionsJson {
    * @return what was found, for an error: numbers and booleans as they are, other values by
    *     their type only (a string in the wrong field may be a secret)
    */
-  static String shown(Object v) {
+  public static String shown(Object v) {
     if (v instanceof Number || v instanceof Boolean) {
       return String.valueOf(v);
     }

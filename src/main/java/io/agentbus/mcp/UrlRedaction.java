@@ -1,4 +1,4 @@
-package io.agentbus.config;
+package io.agentbus.mcp;
 
 import java.net.URI;
 

@@ -1,4 +1,4 @@
-package io.agentbus.config;
+package io.agentbus.options;
 
 /** A configuration problem; the message names the file, server and field at fault. */
 public final class ConfigException extends RuntimeException {

@@ -1,4 +1,4 @@
-package io.agentbus.config;
+package io.agentbus.options;
 
 import java.util.Map;
 import java.util.function.Function;

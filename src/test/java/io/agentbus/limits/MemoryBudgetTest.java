@@ -1,8 +1,9 @@
-package io.agentbus.config;
+package io.agentbus.limits;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.agentbus.config.AgentConfig;
 import io.agentbus.conversation.ConversationOptions;
 import io.agentbus.http.HttpApiOptions;
 import io.vertx.core.json.JsonObject;

@@ -1,14 +1,7 @@
-package io.agentbus;
+package io.agentbus.cli;
 
-import io.agentbus.cli.CallCommand;
-import io.agentbus.cli.ChatCommand;
-import io.agentbus.cli.Cli;
-import io.agentbus.cli.CliArgs;
-import io.agentbus.cli.DemoServerCommand;
-import io.agentbus.cli.FatalErrors;
-import io.agentbus.cli.ServeCommand;
-import io.agentbus.cli.ToolsCommand;
-import io.agentbus.config.ConfigException;
+import io.agentbus.AgentbusOptions;
+import io.agentbus.options.ConfigException;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.io.PrintStream;

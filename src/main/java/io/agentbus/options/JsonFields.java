@@ -1,4 +1,4 @@
-package io.agentbus.config;
+package io.agentbus.options;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -14,7 +14,7 @@ import java.util.Set;
  * its path, e.g. {@code loop.maxIterations}) and the allowed values. Every field asked for is
  * remembered, so that {@link #unknownFields()} can name the keys nobody read (typos).
  */
-final class JsonFields {
+public final class JsonFields {
 
   private final JsonObject json;
   private final String owner;
@@ -22,7 +22,7 @@ final class JsonFields {
   private final Set<String> known = new LinkedHashSet<>();
   private final List<JsonFields> nested = new ArrayList<>();
 
-  JsonFields(JsonObject json, String owner) {
+  public JsonFields(JsonObject json, String owner) {
     this(json, owner, "");
   }
 
@@ -33,12 +33,12 @@ final class JsonFields {
   }
 
   /** @return the field's name as errors show it */
-  String where(String field) {
+  public String where(String field) {
     return path + field;
   }
 
   /** @return an error naming the owner and the field */
-  ConfigException error(String field, String problem) {
+  public ConfigException error(String field, String problem) {
     return new ConfigException(owner + ": field '" + where(field) + "' " + problem);
   }
 
@@ -52,17 +52,17 @@ final class JsonFields {
   }
 
   /** @return whether the field is present */
-  boolean has(String field) {
+  public boolean has(String field) {
     known.add(field);
     return json.getValue(field) != null;
   }
 
   /** @return the raw value (the caller checks it), or {@code null} */
-  Object raw(String field) {
+  public Object raw(String field) {
     return value(field);
   }
 
-  String string(String field) {
+  public String string(String field) {
     Object v = value(field);
     if (v == null) {
       return null;
@@ -73,7 +73,7 @@ final class JsonFields {
     return s;
   }
 
-  Boolean bool(String field) {
+  public Boolean bool(String field) {
     Object v = value(field);
     if (v == null) {
       return null;
@@ -85,18 +85,18 @@ final class JsonFields {
   }
 
   /** Reads an integer in {@code [min, Integer.MAX_VALUE]}: the range of an int setter. */
-  Integer intField(String field, int min) {
+  public Integer intField(String field, int min) {
     Long v = integer(field, min, Integer.MAX_VALUE, OptionsJson.range(min, Integer.MAX_VALUE));
     return v == null ? null : v.intValue();
   }
 
   /** Reads an integer {@code >= min}: the range of a long setter. */
-  Long longField(String field, long min) {
+  public Long longField(String field, long min) {
     return integer(field, min, Long.MAX_VALUE, OptionsJson.range(min, Long.MAX_VALUE));
   }
 
   /** Reads an integer in {@code [min, max]}; {@code expected} says so in the error. */
-  Long integer(String field, long min, long max, String expected) {
+  public Long integer(String field, long min, long max, String expected) {
     Object v = value(field);
     if (v == null) {
       return null;
@@ -108,7 +108,7 @@ final class JsonFields {
     return n;
   }
 
-  List<String> stringList(String field) {
+  public List<String> stringList(String field) {
     Object v = value(field);
     if (v == null) {
       return null;
@@ -126,7 +126,7 @@ final class JsonFields {
     return out;
   }
 
-  Map<String, String> stringMap(String field) {
+  public Map<String, String> stringMap(String field) {
     return stringMap(field, false);
   }
 
@@ -135,7 +135,7 @@ final class JsonFields {
    *
    * @param secretKeys whether the keys are secrets (bearer tokens): errors then never show one
    */
-  Map<String, String> stringMap(String field, boolean secretKeys) {
+  public Map<String, String> stringMap(String field, boolean secretKeys) {
     Object v = value(field);
     if (v == null) {
       return null;
@@ -155,7 +155,7 @@ final class JsonFields {
   }
 
   /** @return the nested object's fields (empty when absent); its unknown keys count as this one's */
-  JsonFields object(String field) {
+  public JsonFields object(String field) {
     Object v = value(field);
     if (v != null && !(v instanceof JsonObject)) {
       throw wrongType(field, "an object", v);
@@ -169,7 +169,7 @@ final class JsonFields {
    * @return one line per key present in the JSON but never asked for, here and in the nested
    *     objects, with the nearest known name when one is close (a typo)
    */
-  List<String> unknownFields() {
+  public List<String> unknownFields() {
     List<String> out = new ArrayList<>();
     for (String key : json.fieldNames()) {
       if (!known.contains(key)) {

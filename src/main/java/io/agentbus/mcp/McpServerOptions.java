@@ -1,5 +1,9 @@
-package io.agentbus.config;
+package io.agentbus.mcp;
 
+import io.agentbus.limits.MemoryBudget;
+import io.agentbus.options.ConfigException;
+import io.agentbus.options.EnvExpander;
+import io.agentbus.options.JsonFields;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -86,7 +90,7 @@ public class McpServerOptions {
   private long restartInitialBackoffMs = DEFAULT_RESTART_INITIAL_BACKOFF_MS;
   private long restartMaxBackoffMs = DEFAULT_RESTART_MAX_BACKOFF_MS;
   private int downAfterFailures = DEFAULT_DOWN_AFTER_FAILURES;
-  /** What the JSON constructor did not read: warned about by {@link McpConfig}, not copied. */
+  /** What the JSON constructor did not read: warned about by {@code io.agentbus.config.McpConfig}, not copied. */
   private List<String> unknownFields = List.of();
 
   public McpServerOptions() {
@@ -138,7 +142,7 @@ public class McpServerOptions {
   }
 
   /** @return the entry's keys that no field reads (each with a typo hint when one is close) */
-  List<String> unknownFields() {
+  public List<String> unknownFields() {
     return unknownFields;
   }
 
