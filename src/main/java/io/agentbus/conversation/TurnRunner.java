@@ -6,6 +6,7 @@ import io.agentbus.dispatch.DispatchRequest;
 import io.agentbus.dispatch.ToolDispatcher;
 import io.agentbus.metrics.AgentbusMetrics;
 import io.agentbus.model.ModelClient;
+import io.agentbus.model.ModelException;
 import io.agentbus.model.ModelRequest;
 import io.agentbus.model.ModelResponse;
 import io.agentbus.model.ModelStreamEvent;
@@ -88,7 +89,13 @@ final class TurnRunner {
     conversation.history().add(new JsonObject().put("role", "user").put("content", userContent));
     t.events.turnStarted(conversation.turns());
     return AgentbusMetrics.get(vertx).turn(iterate(t)).onFailure(err -> {
-      t.events.done(new JsonObject().put("status", "error").put("error", String.valueOf(err.getMessage())));
+      JsonObject result = new JsonObject().put("status", "error").put("error", String.valueOf(err.getMessage()));
+      if (err instanceof ModelException me && me.retryAfterMs() > 0
+        && (me.kind() == ModelException.Kind.RATE_LIMITED || me.kind() == ModelException.Kind.OVERLOADED)) {
+        // what the upstream asked for, as the JSON answer's Retry-After says it (whole seconds)
+        result.put("retryAfterSeconds", (me.retryAfterMs() + 999) / 1000);
+      }
+      t.events.done(result);
     });
   }
 

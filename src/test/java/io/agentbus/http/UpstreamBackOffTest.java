@@ -66,6 +66,21 @@ class UpstreamBackOffTest {
     assertTrue(r.bodyAsJsonObject().getJsonObject("error").getString("message").contains("model API error"), r.bodyAsString());
   }
 
+  @ParameterizedTest
+  @CsvSource({"429;retry-after=17,17"})
+  void overSseTheDoneEventCarriesIt(String fault, int retryAfter) {
+    String id = create();
+    mock.enqueueFaults(fault);
+    HttpResponse<Buffer> r = web.post(port, "127.0.0.1", "/v1/conversations/" + id + "/messages")
+      .putHeader("accept", "text/event-stream").timeout(TimeUnit.SECONDS.toMillis(20))
+      .sendJsonObject(new JsonObject().put("content", "hi")).await();
+    String body = r.bodyAsString();
+    // the turn's done event ends the stream, with the back-off the JSON answer would carry
+    assertTrue(body.contains("event: done"), body);
+    assertTrue(body.contains("\"retryAfterSeconds\":" + retryAfter), body);
+    assertTrue(body.contains("RATE_LIMITED"), body);
+  }
+
   @org.junit.jupiter.api.Test
   void aFailedTurnLeavesTheHistoryAsItWasAndTheNextTurnWorks() {
     String id = create();
