@@ -306,12 +306,12 @@ abstract class ConversationStoreContract {
     for (int i = 0; i < 5; i++) {
       StoredConversation c = insert(tenant);
       ids.add(c.id());
-      Thread.sleep(3); // distinct updatedAt
+      nextMillisecond(); // distinct updatedAt
     }
     insert("someone-else");
     insert(null);
     // the oldest gets a turn: it becomes the newest
-    Thread.sleep(3);
+    nextMillisecond();
     TurnCommit commit = await(store.appendTurn(ids.get(0), 0, List.of(user("Bump me"), assistant("ok")), usage(5, 6)));
     List<String> expected = List.of(ids.get(0), ids.get(4), ids.get(3), ids.get(2), ids.get(1));
 
@@ -494,5 +494,13 @@ abstract class ConversationStoreContract {
     assertEquals(2, await(store.load(good.id())).messages().size());
     assertEquals(2, await(store.list("acme", 10, null)).items().size());
     assertFalse(await(store.appendTurn(good.id(), 1, List.of(user("more")), null)).title().isEmpty());
+  }
+
+  /** Waits for the wall clock to move on, so that the next write gets a later {@code updatedAt}. */
+  private static void nextMillisecond() {
+    long now = System.currentTimeMillis();
+    while (System.currentTimeMillis() <= now + 1) {
+      Thread.onSpinWait();
+    }
   }
 }
