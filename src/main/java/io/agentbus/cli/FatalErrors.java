@@ -7,6 +7,8 @@ import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.util.Locale;
 import javax.management.NotificationEmitter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Makes a process that ran out of memory exit, so that a supervisor restarts it, instead of
@@ -29,6 +31,7 @@ public final class FatalErrors {
   /** Built up front: when it is needed, there may be no memory to build it. */
   private static final String FATAL_MESSAGE = "fatal: the JVM ran out of memory (or hit another VirtualMachineError);"
     + " exiting so that a supervisor can restart Agentbus (committed conversations are kept; consider a larger -Xmx)";
+  private static final Logger LOG = LoggerFactory.getLogger(FatalErrors.class);
   private static volatile boolean installed;
 
   private FatalErrors() {
@@ -48,7 +51,11 @@ public final class FatalErrors {
       watchHeap();
     }
     if (vertx != null) {
-      vertx.exceptionHandler(FatalErrors::haltIfFatal);
+      vertx.exceptionHandler(error -> {
+        haltIfFatal(error);
+        // what Vert.x does for an unhandled exception when no handler is set
+        LOG.error("Unhandled exception", error);
+      });
     }
   }
 
