@@ -31,4 +31,12 @@ public final class RetryLaterException extends ReplyException {
   public long retryAfterMs() {
     return retryAfterMs;
   }
+
+  /**
+   * @param retryAfterMs a back-off in milliseconds
+   * @return it in whole seconds, rounded up as {@code Retry-After} needs, or 0 when unknown
+   */
+  public static int seconds(long retryAfterMs) {
+    return retryAfterMs <= 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, (retryAfterMs + 999) / 1000);
+  }
 }

@@ -1,5 +1,6 @@
 package io.agentbus.conversation;
 
+import io.agentbus.bus.RetryLaterException;
 import io.agentbus.catalog.CatalogSnapshot;
 import io.agentbus.catalog.ToolCatalog;
 import io.agentbus.dispatch.DispatchRequest;
@@ -93,7 +94,7 @@ final class TurnRunner {
       if (err instanceof ModelException me && me.retryAfterMs() > 0
         && (me.kind() == ModelException.Kind.RATE_LIMITED || me.kind() == ModelException.Kind.OVERLOADED)) {
         // what the upstream asked for, as the JSON answer's Retry-After says it (whole seconds)
-        result.put("retryAfterSeconds", (me.retryAfterMs() + 999) / 1000);
+        result.put("retryAfterSeconds", RetryLaterException.seconds(me.retryAfterMs()));
       }
       t.events.done(result);
     });

@@ -91,8 +91,8 @@ final class ApiError extends VertxException {
       return e;
     }
     if (err instanceof RetryLaterException rl) {
-      int seconds = rl.retryAfterMs() <= 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, (rl.retryAfterMs() + 999) / 1000);
-      return new ApiError(rl.failureCode(), typeOf(rl.failureCode()), String.valueOf(rl.getMessage()), seconds);
+      return new ApiError(rl.failureCode(), typeOf(rl.failureCode()), String.valueOf(rl.getMessage()),
+        RetryLaterException.seconds(rl.retryAfterMs()));
     }
     if (err instanceof ReplyException re) {
       switch (re.failureType()) {

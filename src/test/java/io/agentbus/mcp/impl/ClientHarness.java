@@ -169,4 +169,14 @@ final class ClientHarness {
   static boolean pending(CompletableFuture<?> f) {
     return !f.isDone();
   }
+
+  /** @return a CallToolResult holding one text block */
+  static JsonObject text(String s) {
+    return new JsonObject().put("content", new JsonArray().add(new JsonObject().put("type", "text").put("text", s)));
+  }
+
+  /** @return the text of a CallToolResult's first block */
+  static String textOf(JsonObject result) {
+    return result.getJsonArray("content").getJsonObject(0).getString("text");
+  }
 }

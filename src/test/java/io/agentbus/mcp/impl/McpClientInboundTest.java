@@ -52,14 +52,6 @@ class McpClientInboundTest {
     }
   }
 
-  private static JsonObject text(String s) {
-    return new JsonObject().put("content", new JsonArray().add(new JsonObject().put("type", "text").put("text", s)));
-  }
-
-  private static String textOf(JsonObject result) {
-    return result.getJsonArray("content").getJsonObject(0).getString("text");
-  }
-
   private static String cursorOf(JsonObject request) {
     JsonObject params = request.getJsonObject("params");
     return params == null ? null : params.getString("cursor");
@@ -163,14 +155,14 @@ class McpClientInboundTest {
   void responseWithUnknownIdIsDroppedAndClientStaysUsable(Vertx vertx) {
     h = new ClientHarness(vertx);
     h.connectReady("echo");
-    await(h.transport.respond(987654, text("nobody asked")));
+    await(h.transport.respond(987654, ClientHarness.text("nobody asked")));
     assertTrue(logs.contains("[" + h.name + "] dropped a response with unknown id 987654"));
 
     Future<JsonObject> call = h.client.callTool("echo", new JsonObject(), null);
     Object id = get(h.transport.sentMessage("tools/call", 1)).getValue("id");
-    await(h.transport.respond(id, text("first")));
-    await(h.transport.respond(id, text("duplicate")));
-    assertEquals("first", textOf(await(call)), "a duplicate response changes nothing");
+    await(h.transport.respond(id, ClientHarness.text("first")));
+    await(h.transport.respond(id, ClientHarness.text("duplicate")));
+    assertEquals("first", ClientHarness.textOf(await(call)), "a duplicate response changes nothing");
     assertTrue(logs.contains("[" + h.name + "] dropped a response with unknown id " + id));
     assertEquals(0, h.pendingRequests());
     assertEquals(Status.READY, h.client.status());
@@ -184,11 +176,11 @@ class McpClientInboundTest {
     Object id = get(h.transport.sentMessage("tools/call", 1)).getValue("id");
     assertTrue(id instanceof Number, "the client uses number ids: " + id);
 
-    await(h.transport.respond(String.valueOf(id), text("wrong")));
+    await(h.transport.respond(String.valueOf(id), ClientHarness.text("wrong")));
     assertTrue(pending(call), "a string id \"" + id + "\" is not the number id " + id);
     assertEquals(1, h.pendingRequests());
-    await(h.transport.respond(id, text("right")));
-    assertEquals("right", textOf(get(call)));
+    await(h.transport.respond(id, ClientHarness.text("right")));
+    assertEquals("right", ClientHarness.textOf(get(call)));
   }
 
   @Test
@@ -205,8 +197,8 @@ class McpClientInboundTest {
     assertTrue(logs.contains("[" + h.name + "] error response without a usable id: -32700 Parse error " + h.name));
     assertTrue(pending(call));
 
-    await(h.transport.respond(id, text("fine")));
-    assertEquals("fine", textOf(get(call)));
+    await(h.transport.respond(id, ClientHarness.text("fine")));
+    assertEquals("fine", ClientHarness.textOf(get(call)));
     assertEquals(Status.READY, h.client.status());
   }
 
@@ -256,8 +248,8 @@ class McpClientInboundTest {
     await(h.transport.notify("notifications/progress", new JsonObject().put("progressToken", token).put("progress", 0.5).put("total", 1)));
     assertEquals(1, updates.size());
     assertEquals(0.5, updates.get(0).progress());
-    await(h.transport.respond(req.getValue("id"), text("done")));
-    assertEquals("done", textOf(await(call)));
+    await(h.transport.respond(req.getValue("id"), ClientHarness.text("done")));
+    assertEquals("done", ClientHarness.textOf(await(call)));
     await(h.transport.notify("notifications/progress", new JsonObject().put("progressToken", token).put("progress", 1)));
     assertEquals(1, updates.size(), "progress after the response is ignored");
     assertEquals(Status.READY, h.client.status());

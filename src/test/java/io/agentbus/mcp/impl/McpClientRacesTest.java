@@ -51,14 +51,6 @@ class McpClientRacesTest {
     }
   }
 
-  private static JsonObject text(String s) {
-    return new JsonObject().put("content", new JsonArray().add(new JsonObject().put("type", "text").put("text", s)));
-  }
-
-  private static String textOf(JsonObject result) {
-    return result.getJsonArray("content").getJsonObject(0).getString("text");
-  }
-
   private List<Object> cancelledIds() {
     return h.transport.sent("notifications/cancelled").stream()
       .map(m -> m.getJsonObject("params").getValue("requestId")).toList();
@@ -79,15 +71,15 @@ class McpClientRacesTest {
 
     McpException timeout = awaitFailure(call, Kind.TIMEOUT);
     assertTrue(timeout.getMessage().contains("tools/call"), timeout.getMessage());
-    await(h.transport.respond(id, text("late")));
+    await(h.transport.respond(id, ClientHarness.text("late")));
 
     assertEquals(List.of(id), cancelledIds());
     assertEquals("timeout", h.transport.sent("notifications/cancelled").get(0).getJsonObject("params").getString("reason"));
     assertTrue(droppedLogged(id), "the late response is logged as dropped");
     assertEquals(0, h.pendingRequests());
 
-    h.transport.respondTo("tools/call", req -> text("again"));
-    assertEquals("again", textOf(await(h.client.callTool("echo", new JsonObject(), null))));
+    h.transport.respondTo("tools/call", req -> ClientHarness.text("again"));
+    assertEquals("again", ClientHarness.textOf(await(h.client.callTool("echo", new JsonObject(), null))));
     assertEquals(List.of(id), cancelledIds());
   }
 
@@ -103,7 +95,7 @@ class McpClientRacesTest {
       Future<JsonObject> f = h.client.callTool("echo", new JsonObject(), new CallOptions().setTimeoutMs(30));
       idRef.set(h.transport.sent("tools/call").get(0).getValue("id"));
       f.onComplete(ar -> completions.incrementAndGet());
-      f.onFailure(err -> h.transport.respond(idRef.get(), text("at the deadline")));
+      f.onFailure(err -> h.transport.respond(idRef.get(), ClientHarness.text("at the deadline")));
       return f;
     });
 
@@ -121,8 +113,8 @@ class McpClientRacesTest {
     h.connectReady("echo");
     Future<JsonObject> answered = h.client.callTool("echo", new JsonObject(), new CallOptions().setTimeoutMs(40));
     Object answeredId = get(h.transport.sentMessage("tools/call", 1)).getValue("id");
-    await(h.transport.respond(answeredId, text("in time")));
-    assertEquals("in time", textOf(await(answered)));
+    await(h.transport.respond(answeredId, ClientHarness.text("in time")));
+    assertEquals("in time", ClientHarness.textOf(await(answered)));
 
     // A later call with a longer timeout, never answered: its timer fires on the same event
     // loop after the answered call's timer would have, so by then any cancel would be sent.
@@ -156,7 +148,7 @@ class McpClientRacesTest {
         List<JsonObject> sent = h.transport.sent("tools/call");
         ids[k] = sent.get(sent.size() - 1).getValue("id");
         f.onComplete(ar -> completions[k].incrementAndGet());
-        vertx.setTimer(responseDelaysMs[k % responseDelaysMs.length], t -> h.transport.respond(ids[k], text("r" + k)));
+        vertx.setTimer(responseDelaysMs[k % responseDelaysMs.length], t -> h.transport.respond(ids[k], ClientHarness.text("r" + k)));
         return f;
       }));
     }
@@ -176,7 +168,7 @@ class McpClientRacesTest {
       assertEquals(1, completions[i].get(), "call " + i + " completed once");
       if (f.succeeded()) {
         answered++;
-        assertEquals("r" + i, textOf(f.result()));
+        assertEquals("r" + i, ClientHarness.textOf(f.result()));
         assertFalse(cancelled.contains(ids[i]), "answered call " + i + " was cancelled");
       } else {
         timedOut++;
@@ -355,7 +347,7 @@ class McpClientRacesTest {
     h.transport.failSends(true);
     awaitFailure(h.client.callTool("echo", new JsonObject(), null), Kind.TRANSPORT);
     assertEquals(0, h.pendingRequests());
-    h.transport.failSends(false).respondTo("tools/call", req -> text("ok"));
-    assertEquals("ok", textOf(await(h.client.callTool("echo", new JsonObject(), null))));
+    h.transport.failSends(false).respondTo("tools/call", req -> ClientHarness.text("ok"));
+    assertEquals("ok", ClientHarness.textOf(await(h.client.callTool("echo", new JsonObject(), null))));
   }
 }
