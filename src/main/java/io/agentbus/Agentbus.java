@@ -10,11 +10,14 @@ import io.agentbus.conversation.ConversationVerticle;
 import io.agentbus.dispatch.DispatcherVerticle;
 import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.mcp.server.McpServerVerticle;
+import io.agentbus.store.ConversationStore;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
+import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.shareddata.LocalMap;
 import java.util.ArrayList;
@@ -22,10 +25,15 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Agentbus embedded in an application that already runs Vert.x: {@link #deploy} starts one
- * verticle per MCP server, the tool catalog, the dispatcher and the conversation verticles,
- * all talking over the event bus (see the README's event-bus contract). The methods below
- * are thin wrappers over that contract.
+ * Agentbus embedded in an application that already runs Vert.x: {@link #deploy} (or
+ * {@link #start}) starts one verticle per MCP server, the tool catalog, the dispatcher and
+ * the conversation verticles, all talking over the event bus (see the README's event-bus
+ * contract). The methods below are thin wrappers over that contract.
+ *
+ * <p>An MCP server that is not READY holds up nothing but itself: its verticle keeps retrying
+ * it (restart with backoff), calls to it wait for READY within their deadline, and its tools
+ * join the catalog once it lists them. {@link #deploy} only waits for each server's first
+ * connection attempt, {@link #start} not even that.
  */
 public final class Agentbus {
 
@@ -38,27 +46,52 @@ public final class Agentbus {
   private final Vertx vertx;
   private final List<String> deployments;
   private final List<String> servers;
+  private final ConversationStore store;
+  private final List<McpServerVerticle> serverVerticles;
 
-  private Agentbus(Vertx vertx, List<String> deployments, List<String> servers) {
+  private Agentbus(Vertx vertx, List<String> deployments, List<String> servers, List<McpServerVerticle> serverVerticles, ConversationStore store) {
     this.vertx = vertx;
     this.deployments = deployments;
     this.servers = servers;
+    this.serverVerticles = serverVerticles;
+    this.store = store;
   }
 
   /**
    * Deploys everything; completes once every MCP server made its first connection attempt
    * (a server that failed keeps being restarted in the background) and the services listen.
+   * A server that hangs while starting holds this up for its {@code connectTimeoutMs}: use
+   * {@link #start} to be serving at once.
    */
   public static Future<Agentbus> deploy(Vertx vertx, AgentbusOptions options) {
+    return deploy(vertx, options, true);
+  }
+
+  /**
+   * Deploys everything; completes as soon as the services listen, without waiting for any MCP
+   * server: each connects in the background ({@code STARTING} in its status until its first
+   * attempt ends), and its tools join the catalog once it is READY. Conversations work at once,
+   * with the tools of the servers that are READY; {@link #serversStarted()} and
+   * {@link #serversReady()} tell when the servers got that far.
+   */
+  public static Future<Agentbus> start(Vertx vertx, AgentbusOptions options) {
+    return deploy(vertx, options, false);
+  }
+
+  private static Future<Agentbus> deploy(Vertx vertx, AgentbusOptions options, boolean awaitServers) {
     Objects.requireNonNull(options, "'options' cannot be null");
     AgentbusOptions o = new AgentbusOptions(options);
     // Only touched along the sequential chain below (each step after the previous one).
     List<String> deployments = new ArrayList<>();
+    ConversationStore[] store = new ConversationStore[1];
     List<McpServerOptions> enabled = o.getMcpServers().stream().filter(s -> !s.isDisabled()).toList();
     List<String> names = enabled.stream().map(McpServerOptions::getName).toList();
+    List<McpServerVerticle> verticles = new ArrayList<>();
     List<Future<String>> mcp = new ArrayList<>();
     for (McpServerOptions server : enabled) {
-      mcp.add(vertx.deployVerticle(new McpServerVerticle(), new DeploymentOptions().setConfig(server.toJson())));
+      McpServerVerticle verticle = McpServerVerticle.connectingInBackground();
+      verticles.add(verticle);
+      mcp.add(vertx.deployVerticle(verticle, new DeploymentOptions().setConfig(server.toJson())));
     }
     ToolCatalog catalog = ToolCatalog.shared(vertx);
     return Future.join(mcp)
@@ -66,13 +99,23 @@ public final class Agentbus {
         mcp.stream().filter(Future::succeeded).forEach(f -> deployments.add(f.result()));
         return ar.succeeded() ? Future.<Void>succeededFuture() : Future.<Void>failedFuture(ar.cause());
       })
+      // With awaitServers the catalog starts after the first attempts, so it lists the tools of
+      // the servers that are READY by then; otherwise they join with their tools-changed event.
+      .compose(v -> awaitServers ? firstAttempts(verticles) : Future.<Void>succeededFuture())
       .compose(v -> vertx.deployVerticle(new CatalogVerticle(catalog, names)).map(deployments::add))
       .compose(v -> vertx.deployVerticle(new DispatcherVerticle(catalog, o.getDispatcher())).map(deployments::add))
-      .compose(v -> vertx.deployVerticle(ConversationVerticle.class, new DeploymentOptions()
+      .compose(v -> ConversationStore.create(vertx, o.getStore()).onSuccess(st -> store[0] = st))
+      .compose(st -> vertx.deployVerticle(() -> new ConversationVerticle(st), new DeploymentOptions()
         .setInstances(o.getConversationInstances())
         .setConfig(o.getConversation().toJson().put("dispatcher", o.getDispatcher().toJson()))).map(deployments::add))
-      .map(v -> new Agentbus(vertx, List.copyOf(deployments), names))
-      .recover(err -> undeployAll(vertx, deployments).transform(ar -> Future.failedFuture(err)));
+      .map(v -> new Agentbus(vertx, List.copyOf(deployments), names, List.copyOf(verticles), store[0]))
+      .recover(err -> undeployAll(vertx, deployments)
+        .eventually(() -> store[0] == null ? Future.succeededFuture() : store[0].close())
+        .transform(ar -> Future.failedFuture(err)));
+  }
+
+  private static Future<Void> firstAttempts(List<McpServerVerticle> verticles) {
+    return Future.join(verticles.stream().map(McpServerVerticle::firstAttempt).toList()).mapEmpty();
   }
 
   private static Future<Void> undeployAll(Vertx vertx, List<String> ids) {
@@ -87,6 +130,29 @@ public final class Agentbus {
   /** @return the names of the deployed MCP servers */
   public List<String> servers() {
     return servers;
+  }
+
+  /**
+   * Completes once every MCP server has made its first connection attempt, whether it
+   * succeeded or not (at once after {@link #deploy}). Callbacks run on the caller's context.
+   */
+  public Future<Void> serversStarted() {
+    return onCallerContext(firstAttempts(serverVerticles));
+  }
+
+  /**
+   * Completes once every MCP server has been READY at least once; fails if one was stopped
+   * before ({@link #close}). It may never complete (a server that never answers keeps being
+   * retried): bound it with {@link Future#timeout}. Callbacks run on the caller's context.
+   */
+  public Future<Void> serversReady() {
+    return onCallerContext(Future.all(serverVerticles.stream().map(McpServerVerticle::firstReady).toList()).mapEmpty());
+  }
+
+  private <T> Future<T> onCallerContext(Future<T> future) {
+    Promise<T> p = ((ContextInternal) vertx.getOrCreateContext()).promise();
+    future.onComplete(p);
+    return p.future();
   }
 
   /** Creates a conversation: {@code {system?, tools?, tenant?}} → {@code {id}}. */
@@ -133,8 +199,16 @@ public final class Agentbus {
     return Future.join(replies).<Void>mapEmpty().otherwiseEmpty();
   }
 
-  /** Undeploys everything, MCP servers last (their children are shut down cleanly). */
+  /** @return the conversation store, for reading what the conversations committed */
+  public ConversationStore store() {
+    return store;
+  }
+
+  /**
+   * Undeploys everything, MCP servers last (their children are shut down cleanly), then closes
+   * the conversation store.
+   */
   public Future<Void> close() {
-    return undeployAll(vertx, deployments);
+    return undeployAll(vertx, deployments).eventually(store::close);
   }
 }

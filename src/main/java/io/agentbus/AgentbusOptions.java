@@ -3,11 +3,17 @@ package io.agentbus;
 import io.agentbus.conversation.ConversationOptions;
 import io.agentbus.dispatch.DispatcherOptions;
 import io.agentbus.mcp.McpServerOptions;
+import io.agentbus.store.StoreOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
-/** What {@link Agentbus#deploy} runs: MCP servers, dispatcher and conversation settings. */
+/**
+ * What {@link Agentbus#deploy} runs: MCP servers, dispatcher and conversation settings, and
+ * the conversation store. Embedded, the store defaults to {@code memory} (nothing on disk
+ * unless asked for); {@code serve} and {@code chat} default to the SQLite file of
+ * {@link StoreOptions#DEFAULT_PATH}.
+ */
 public class AgentbusOptions {
 
   /** By default one conversation verticle instance per core. */
@@ -17,6 +23,7 @@ public class AgentbusOptions {
   private ConversationOptions conversation = new ConversationOptions();
   private DispatcherOptions dispatcher = new DispatcherOptions();
   private int conversationInstances = DEFAULT_CONVERSATION_INSTANCES;
+  private StoreOptions store = new StoreOptions().setType(StoreOptions.Type.MEMORY);
 
   public AgentbusOptions() {
   }
@@ -26,6 +33,7 @@ public class AgentbusOptions {
     this.conversation = new ConversationOptions(other.conversation);
     this.dispatcher = new DispatcherOptions(other.dispatcher);
     this.conversationInstances = other.conversationInstances;
+    this.store = new StoreOptions(other.store);
   }
 
   /** @return the MCP servers (disabled ones are skipped at deploy) */
@@ -72,6 +80,16 @@ public class AgentbusOptions {
       throw new IllegalArgumentException("conversationInstances must be >= 1");
     }
     this.conversationInstances = conversationInstances;
+    return this;
+  }
+
+  /** @return the conversation store {@link Agentbus#deploy} opens (and {@link Agentbus#close} closes) */
+  public StoreOptions getStore() {
+    return store;
+  }
+
+  public AgentbusOptions setStore(StoreOptions store) {
+    this.store = Objects.requireNonNull(store, "'store' cannot be null");
     return this;
   }
 }

@@ -31,8 +31,10 @@ public final class Actions {
   public static final String SEND = "send";
   /** Conversation: history and usage. */
   public static final String GET = "get";
-  /** Conversation: forget it. */
+  /** Conversation: delete it from the store. */
   public static final String DELETE = "delete";
+  /** Conversation: list the caller tenant's conversations, newest first ({@code {limit?, after?, tenant?}}). */
+  public static final String LIST = "list";
   /** Conversation shard: refuse new turns, reply when the running ones are done. */
   public static final String DRAIN = "drain";
 

@@ -14,6 +14,8 @@ public final class FailureCodes {
   public static final int NOT_FOUND = 404;
   /** The target is busy with something that excludes this request (a running turn). */
   public static final int CONFLICT = 409;
+  /** The request would make something grow past its configured size (a conversation's history). */
+  public static final int TOO_LARGE = 413;
   /** A bounded queue is full; retry later. */
   public static final int QUEUE_FULL = 429;
   /** An unexpected internal failure. */

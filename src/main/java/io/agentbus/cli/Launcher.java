@@ -40,7 +40,17 @@ final class Launcher {
     return agent.conversationInstances() != null ? agent.conversationInstances() : AgentbusOptions.DEFAULT_CONVERSATION_INSTANCES;
   }
 
+  /** Starts Agentbus once every MCP server made its first connection attempt ({@code chat}). */
   static Future<Launched> start(Vertx vertx, AgentConfig agent, McpConfig mcp) {
+    return start(vertx, agent, mcp, true);
+  }
+
+  /**
+   * @param awaitServers whether to complete only once every MCP server made its first
+   *     connection attempt ({@link Agentbus#deploy}) or as soon as the services listen, the
+   *     servers connecting in the background ({@link Agentbus#start}, for {@code serve})
+   */
+  static Future<Launched> start(Vertx vertx, AgentConfig agent, McpConfig mcp, boolean awaitServers) {
     Future<MockModelServer> demo = !agent.demoModel() ? Future.succeededFuture()
       : MockModelServer.start(vertx, new MockModelOptions().setMode(MockModelOptions.MODE_DEMO).setLatencyMs(agent.demoLatencyMs()));
     return demo.compose(mock -> {
@@ -51,11 +61,12 @@ final class Launcher {
         conversation.setModel(new ModelOptions(model).setProvider(Provider.ANTHROPIC.id()).setApiKey("demo-mode")
           .setBaseUrl("http://127.0.0.1:" + mock.actualPort()).setModel("agentbus-demo"));
       }
-      AgentbusOptions options = new AgentbusOptions().setMcpServers(mcp.servers()).setConversation(conversation);
+      AgentbusOptions options = new AgentbusOptions().setMcpServers(mcp.servers()).setConversation(conversation)
+        .setStore(agent.store());
       if (agent.conversationInstances() != null) {
         options.setConversationInstances(agent.conversationInstances());
       }
-      return Agentbus.deploy(vertx, options)
+      return (awaitServers ? Agentbus.deploy(vertx, options) : Agentbus.start(vertx, options))
         .map(agentbus -> new Launched(agentbus, mock))
         .recover(err -> (mock == null ? Future.<Void>succeededFuture() : mock.close()).transform(ar -> Future.failedFuture(err)));
     });

@@ -20,7 +20,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code agentbus serve [--config FILE] [--mcp-config FILE]}: one verticle per MCP server,
- * the catalog, the dispatcher, the conversation verticles and the HTTP API. Runs until
+ * the catalog, the dispatcher, the conversation verticles and the HTTP API. It listens
+ * without waiting for the MCP servers: they connect in the background, {@code /health} shows
+ * each one's state, and a server's tools join the catalog once it is READY. Runs until
  * SIGTERM (or Ctrl-C), then drains: new turns are refused, running turns may finish within
  * {@code drainTimeoutMs}, the HTTP API closes and the MCP servers are shut down cleanly.
  */
@@ -38,7 +40,7 @@ public final class ServeCommand {
     McpConfig mcp = Cli.loadMcpConfig(args);
     Launcher.Launched launched;
     try {
-      launched = Cli.await(Launcher.start(vertx, agent, mcp));
+      launched = Cli.await(Launcher.start(vertx, agent, mcp, false));
     } catch (RuntimeException e) {
       return Cli.fail(err, "cannot start Agentbus: " + e.getMessage());
     }
@@ -64,6 +66,11 @@ public final class ServeCommand {
     List<HttpApiVerticle> apis = group.members();
     HttpApiVerticle api = apis.get(0);
     LOG.info("Agentbus listening on http://{}:{}", api.host(), api.actualPort());
+    List<String> servers = launched.agentbus().servers();
+    if (!servers.isEmpty()) {
+      LOG.info("MCP servers start in the background: {} (GET /health shows each one's state)", String.join(", ", servers));
+      launched.agentbus().serversReady().onSuccess(v -> LOG.info("all {} MCP servers are ready", servers.size()));
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     ChildProcessReaper.graceAtExit(agent.drainTimeoutMs() + CLOSE_TIMEOUT_MS);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -9,6 +9,7 @@ import io.agentbus.options.ConfigException;
 import io.agentbus.options.EnvExpander;
 import io.agentbus.options.JsonFields;
 import io.agentbus.options.OptionsJson;
+import io.agentbus.store.StoreOptions;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -23,7 +24,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code conf/agent.json}: the model, the loop, the history policy and the HTTP API.
+ * {@code conf/agent.json}: the model, the loop, the history policy, the conversation store and
+ * the HTTP API.
  * {@code ${VAR}} references expand in every string value. Errors name the field.
  *
  * <pre>{@code
@@ -36,9 +38,14 @@ import org.slf4j.LoggerFactory;
  *  "loop": {"maxIterations": 10, "tokenBudget": 0, "toolTimeoutMs": 60000, "turnTimeoutMs": 1740000,
  *           "maxActiveTurns": 20000},
  *  "history": {"lastTurns": 0, "toolResultMaxChars": 0},
- *  "conversationInstances": 2, "drainTimeoutMs": 30000, "conversationIdleTimeoutMs": 0, "maxConversations": 100000,
+ *  "conversationInstances": 2, "drainTimeoutMs": 30000, "conversationIdleTimeoutMs": 600000, "maxConversations": 100000,
+ *  "conversationMemoryBytes": 1610612736, "maxHistoryBytes": 16777216,
+ *  "store": {"type": "sqlite"|"postgres"|"memory", "path": "data/agentbus.db", "uri": "postgresql://...",
+ *            "schema": null, "poolSize": 4, "connectTimeoutMs": 5000, "requestTimeoutMs": 10000,
+ *            "maxPendingRequests": 1000, "synchronous": "full"},
  *  "http": {"host": "0.0.0.0", "port": 8080, "tokens": {"<token>": "<tenant>"}, "maxBodyBytes": 1048576,
- *           "maxInFlightTurns": 20000, "retryAfterSeconds": 1}}
+ *           "maxInFlightTurns": 20000, "retryAfterSeconds": 1, "headerTimeoutMs": 10000,
+ *           "idleTimeoutMs": 60000, "maxConnections": 10000}}
  * }</pre>
  *
  * <p>Every value is checked against the range its setter accepts (an int field above
@@ -57,6 +64,7 @@ public final class AgentConfig {
   private static final String OWNER = "agent config";
 
   private final ConversationOptions conversation;
+  private final StoreOptions store;
   private final JsonObject http;
   private final Integer conversationInstances;
   /** Default time {@code serve} lets running turns finish after SIGTERM. */
@@ -67,9 +75,10 @@ public final class AgentConfig {
   private final long drainTimeoutMs;
   private final List<String> unknownFields;
 
-  private AgentConfig(ConversationOptions conversation, JsonObject http, Integer conversationInstances, boolean demoModel,
-                      long demoLatencyMs, long drainTimeoutMs, List<String> unknownFields) {
+  private AgentConfig(ConversationOptions conversation, StoreOptions store, JsonObject http, Integer conversationInstances,
+                      boolean demoModel, long demoLatencyMs, long drainTimeoutMs, List<String> unknownFields) {
     this.conversation = conversation;
+    this.store = store;
     this.http = http;
     this.conversationInstances = conversationInstances;
     this.demoModel = demoModel;
@@ -141,6 +150,9 @@ public final class AgentConfig {
     ifSet(loop.intField("maxActiveTurns", 1), conv::setMaxActiveTurns);
     ifSet(top.intField("maxConversations", 1), conv::setMaxConversations);
     ifSet(top.longField("conversationIdleTimeoutMs", 0), conv::setIdleTimeoutMs);
+    ifSet(top.longField("conversationMemoryBytes", 1), conv::setMemoryBytes);
+    ifSet(top.longField("maxHistoryBytes", 1), conv::setMaxHistoryBytes);
+    StoreOptions store = store(top.object("store"), json.getJsonObject("store"));
     JsonFields history = top.object("history");
     Integer lastTurns = history.intField("lastTurns", 0);
     Integer toolResultMaxChars = history.intField("toolResultMaxChars", 0);
@@ -151,7 +163,7 @@ public final class AgentConfig {
     Long demoLatency = model.longField("demoLatencyMs", 0);
     Long drain = top.longField("drainTimeoutMs", 0);
     top.unknownFields().forEach(u -> LOG.warn("{}: {}", source, u));
-    return new AgentConfig(conv, http, instances, demo, demoLatency == null ? 0 : demoLatency,
+    return new AgentConfig(conv, store, http, instances, demo, demoLatency == null ? 0 : demoLatency,
       drain == null ? DEFAULT_DRAIN_TIMEOUT_MS : drain, top.unknownFields());
   }
 
@@ -212,6 +224,9 @@ public final class AgentConfig {
     hp.longField("maxBodyBytes", 1);
     hp.intField("maxInFlightTurns", 1);
     hp.intField("retryAfterSeconds", 1);
+    hp.longField("headerTimeoutMs", 1);
+    hp.longField("idleTimeoutMs", 1);
+    hp.intField("maxConnections", 1);
     Object port = hp.raw("port");
     if (port != null) {
       http.put("port", port(port, OWNER + ": field '" + hp.where("port") + "'"));
@@ -225,6 +240,28 @@ public final class AgentConfig {
       throw new ConfigException(OWNER + ": http: " + e.getMessage(), e);
     }
     return http;
+  }
+
+  /** The {@code store} object, checked field by field as {@link StoreOptions} reads it. */
+  private static StoreOptions store(JsonFields st, JsonObject given) {
+    st.string("type");
+    st.string("path");
+    st.string("uri");
+    st.string("schema");
+    st.intField("poolSize", 1);
+    st.longField("connectTimeoutMs", 1);
+    st.longField("requestTimeoutMs", 1);
+    st.intField("maxPendingRequests", 1);
+    st.string("synchronous");
+    try {
+      StoreOptions store = new StoreOptions(given == null ? new JsonObject() : given);
+      if (store.getType() == StoreOptions.Type.POSTGRES && store.getUri() == null) {
+        throw st.error("uri", "is required with \"type\": \"postgres\" (postgresql://user@host:5432/database)");
+      }
+      return store;
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(OWNER + ": store: " + e.getMessage(), e);
+    }
   }
 
   private static Map<String, String> withProvider(Map<String, String> env, String provider) {
@@ -303,6 +340,11 @@ public final class AgentConfig {
   /** @return the conversation service settings, model included */
   public ConversationOptions conversation() {
     return conversation;
+  }
+
+  /** @return the conversation store ({@code sqlite} at {@value StoreOptions#DEFAULT_PATH} by default) */
+  public StoreOptions store() {
+    return store;
   }
 
   /** @return the {@code http} object (HTTP API options JSON), port resolved */

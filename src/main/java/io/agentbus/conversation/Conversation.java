@@ -1,6 +1,8 @@
 package io.agentbus.conversation;
 
+import io.agentbus.limits.JsonHeap;
 import io.agentbus.model.Usage;
+import io.agentbus.store.StoredConversation;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -16,6 +18,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@link #release()}, and only that context touches it meanwhile. The claim is an atomic flag,
  * so whatever one owner wrote is visible to the next. Readers that do not claim
  * ({@link #toJson()}) see the state as of the last {@link #release()}: volatile snapshots.
+ *
+ * <p>It is the cached copy of what the conversation store holds: {@link #version()} is the
+ * stored version its committed history is at, and {@link #heapBytes()} estimates what that
+ * history holds in memory (see {@link JsonHeap}).
  */
 public final class Conversation {
 
@@ -24,7 +30,7 @@ public final class Conversation {
   private final String system;
   private final ToolSelection tools;
   private final List<JsonObject> history = new ArrayList<>();
-  private final long createdAtMs = System.currentTimeMillis();
+  private final long createdAtMs;
   private final AtomicBoolean claimed = new AtomicBoolean();
   private volatile boolean deleted;
   private volatile long lastActiveNanos = System.nanoTime();
@@ -33,12 +39,67 @@ public final class Conversation {
   private volatile List<JsonObject> committedHistory = List.of();
   private volatile Usage committedUsage = Usage.ZERO;
   private volatile int committedTurns;
+  private volatile long version;
+  private volatile long heapBytes;
 
   public Conversation(String id, String tenant, String system, ToolSelection tools) {
+    this(id, tenant, system, tools, System.currentTimeMillis());
+  }
+
+  private Conversation(String id, String tenant, String system, ToolSelection tools, long createdAtMs) {
     this.id = id;
     this.tenant = tenant;
     this.system = system;
     this.tools = tools;
+    this.createdAtMs = createdAtMs;
+  }
+
+  /** @return the conversation as the store holds it, its committed state published */
+  static Conversation fromStored(StoredConversation stored) {
+    Conversation c = new Conversation(stored.id(), stored.tenant(), stored.system(),
+      ToolSelection.fromJson(stored.tools()), stored.createdAt());
+    c.history.addAll(stored.messages());
+    c.usage = Usage.fromJson(stored.usage());
+    c.turns = (int) Math.min(Integer.MAX_VALUE, stored.version());
+    c.version = stored.version();
+    c.heapBytes = c.history.stream().mapToLong(JsonHeap::estimate).sum();
+    c.committedHistory = List.copyOf(c.history);
+    c.committedUsage = c.usage;
+    c.committedTurns = c.turns;
+    return c;
+  }
+
+  /** @return the store version its committed history is at */
+  long version() {
+    return version;
+  }
+
+  /** @return the estimated heap bytes of its committed history */
+  long heapBytes() {
+    return heapBytes;
+  }
+
+  /**
+   * The owner committed the turn that grew the history from {@code fromIndex}: records the
+   * store's new version and the history's size.
+   *
+   * @return the bytes the history grew by
+   */
+  long committed(long newVersion, int fromIndex) {
+    long added = 0;
+    for (int i = fromIndex; i < history.size(); i++) {
+      added += JsonHeap.estimate(history.get(i));
+    }
+    version = newVersion;
+    heapBytes += added;
+    return added;
+  }
+
+  /** The owner's turn did not commit: the history, usage and turn count go back to the last commit. */
+  void rollBack() {
+    history.subList(committedHistory.size(), history.size()).clear();
+    usage = committedUsage;
+    turns = committedTurns;
   }
 
   public String id() {
@@ -101,7 +162,7 @@ public final class Conversation {
     claimed.set(false);
   }
 
-  /** Marks a claimed conversation deleted: it can never be claimed again. */
+  /** Marks a claimed conversation deleted or evicted: this object can never be claimed again. */
   void markDeleted() {
     deleted = true;
   }
@@ -114,6 +175,16 @@ public final class Conversation {
   /** @return whether no turn ran for at least {@code idleMs} (a running turn is never idle) */
   boolean idleFor(long idleMs, long nowNanos) {
     return !claimed.get() && (nowNanos - lastActiveNanos) / 1_000_000L >= idleMs;
+  }
+
+  /** @return nanoseconds since its last turn ended (or it was loaded) */
+  long idleNanos(long nowNanos) {
+    return nowNanos - lastActiveNanos;
+  }
+
+  /** @return whether it was deleted or evicted: the registry no longer holds this object */
+  boolean gone() {
+    return deleted;
   }
 
   /** @return whether a turn (or another owner) holds the conversation right now */

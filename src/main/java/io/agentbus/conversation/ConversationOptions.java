@@ -10,7 +10,15 @@ import java.util.Objects;
  * Settings of the conversation service: the model, the loop limits, the history policy and
  * admission limits. JSON shape: {@code {model: {...ModelOptions}, system, maxTokens,
  * maxIterations, tokenBudget, history: {lastTurns, toolResultMaxChars}, stream,
- * toolTimeoutMs, turnTimeoutMs, maxConversations, maxActiveTurns, idleTimeoutMs}}.
+ * toolTimeoutMs, turnTimeoutMs, maxConversations, maxActiveTurns, idleTimeoutMs, memoryBytes,
+ * maxHistoryBytes}}.
+ *
+ * <p><b>Memory.</b> The conversations in memory are a cache in front of the conversation
+ * store, bounded by count ({@code maxConversations}) and by the estimated heap bytes of their
+ * histories ({@code memoryBytes}); idle ones ({@code idleTimeoutMs}) and, past a bound, the
+ * least recently active ones leave memory and are loaded again on their next request. One
+ * conversation's history may not grow past {@code maxHistoryBytes}: a message that would take
+ * it there is refused (413). The defaults derive from the maximum heap.
  *
  * <p><b>Tool call budgets.</b> Each tool call of a turn gets one deadline, carried from the turn
  * to the MCP request: its hard limit is the least of what is left of the turn
@@ -33,6 +41,19 @@ public class ConversationOptions {
    * HTTP API's admission, so a turn the API admitted is never refused by a full shard.
    */
   public static final int DEFAULT_MAX_ACTIVE_TURNS = MemoryBudget.turns();
+  /** Share of the maximum heap the cached conversations' histories may hold. */
+  public static final double MEMORY_HEAP_SHARE = 0.25;
+  /** Heap bytes the cached conversations' histories may hold: a quarter of the maximum heap. */
+  public static final long DEFAULT_MEMORY_BYTES = (long) (Runtime.getRuntime().maxMemory() * MEMORY_HEAP_SHARE);
+  /** Upper bound of the default {@link #DEFAULT_MAX_HISTORY_BYTES}. */
+  public static final long MAX_HISTORY_BYTES_CAP = 16L * 1024 * 1024;
+  /**
+   * Heap bytes one conversation's history may hold: a sixteenth of {@link #DEFAULT_MEMORY_BYTES},
+   * at most 16 MiB (about four times what a 1M-token context window takes as text).
+   */
+  public static final long DEFAULT_MAX_HISTORY_BYTES = Math.max(64 * 1024, Math.min(MAX_HISTORY_BYTES_CAP, DEFAULT_MEMORY_BYTES / 16));
+  /** A conversation with no request for this long leaves memory (it stays in the store): 10 minutes. */
+  public static final long DEFAULT_IDLE_TIMEOUT_MS = 10 * 60_000L;
   /**
    * How long a sender waits for a whole turn (model calls and tools) on the conversation
    * service: the send timeout of {@code Agentbus.send} and of the HTTP API.
@@ -56,7 +77,9 @@ public class ConversationOptions {
   private long turnTimeoutMs = DEFAULT_TURN_TIMEOUT_MS;
   private int maxConversations = DEFAULT_MAX_CONVERSATIONS;
   private int maxActiveTurns = DEFAULT_MAX_ACTIVE_TURNS;
-  private long idleTimeoutMs;
+  private long idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS;
+  private long memoryBytes = DEFAULT_MEMORY_BYTES;
+  private long maxHistoryBytes = DEFAULT_MAX_HISTORY_BYTES;
 
   public ConversationOptions() {
   }
@@ -87,7 +110,9 @@ public class ConversationOptions {
     setTurnTimeoutMs(OptionsJson.longField(json, "turnTimeoutMs", 1, DEFAULT_TURN_TIMEOUT_MS));
     setMaxConversations(OptionsJson.intField(json, "maxConversations", 1, Integer.MAX_VALUE, DEFAULT_MAX_CONVERSATIONS));
     setMaxActiveTurns(OptionsJson.intField(json, "maxActiveTurns", 1, Integer.MAX_VALUE, DEFAULT_MAX_ACTIVE_TURNS));
-    setIdleTimeoutMs(OptionsJson.longField(json, "idleTimeoutMs", 0, 0L));
+    setIdleTimeoutMs(OptionsJson.longField(json, "idleTimeoutMs", 0, DEFAULT_IDLE_TIMEOUT_MS));
+    setMemoryBytes(OptionsJson.longField(json, "memoryBytes", 1, DEFAULT_MEMORY_BYTES));
+    setMaxHistoryBytes(OptionsJson.longField(json, "maxHistoryBytes", 1, DEFAULT_MAX_HISTORY_BYTES));
   }
 
   /** @return the JSON form (holds the model API key: never log it) */
@@ -102,7 +127,9 @@ public class ConversationOptions {
       .put("turnTimeoutMs", turnTimeoutMs)
       .put("maxConversations", maxConversations)
       .put("maxActiveTurns", maxActiveTurns)
-      .put("idleTimeoutMs", idleTimeoutMs);
+      .put("idleTimeoutMs", idleTimeoutMs)
+      .put("memoryBytes", memoryBytes)
+      .put("maxHistoryBytes", maxHistoryBytes);
     if (system != null) {
       json.put("system", system);
     }
@@ -200,7 +227,7 @@ public class ConversationOptions {
     return this;
   }
 
-  /** @return conversations one verticle instance keeps before refusing {@code create} */
+  /** @return conversations kept in memory; past it the least recently active ones leave memory */
   public int getMaxConversations() { return maxConversations; }
 
   public ConversationOptions setMaxConversations(int maxConversations) {
@@ -216,7 +243,10 @@ public class ConversationOptions {
     return this;
   }
 
-  /** @return a conversation with no turn for this long is forgotten ({@code 0}: never) */
+  /**
+   * @return a conversation with no request for this long leaves memory ({@code 0}: only when
+   *     memory is needed); it stays in the store and is loaded again on its next request
+   */
   public long getIdleTimeoutMs() { return idleTimeoutMs; }
 
   public ConversationOptions setIdleTimeoutMs(long idleTimeoutMs) {
@@ -224,6 +254,28 @@ public class ConversationOptions {
       throw new IllegalArgumentException("idleTimeoutMs must be >= 0");
     }
     this.idleTimeoutMs = idleTimeoutMs;
+    return this;
+  }
+
+  /** @return heap bytes (estimated) the histories of the conversations in memory may hold */
+  public long getMemoryBytes() { return memoryBytes; }
+
+  public ConversationOptions setMemoryBytes(long memoryBytes) {
+    if (memoryBytes < 1) {
+      throw new IllegalArgumentException("memoryBytes must be >= 1");
+    }
+    this.memoryBytes = memoryBytes;
+    return this;
+  }
+
+  /** @return heap bytes (estimated) one conversation's history may hold; a message past it is refused (413) */
+  public long getMaxHistoryBytes() { return maxHistoryBytes; }
+
+  public ConversationOptions setMaxHistoryBytes(long maxHistoryBytes) {
+    if (maxHistoryBytes < 1) {
+      throw new IllegalArgumentException("maxHistoryBytes must be >= 1");
+    }
+    this.maxHistoryBytes = maxHistoryBytes;
     return this;
   }
 }

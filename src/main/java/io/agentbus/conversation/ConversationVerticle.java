@@ -3,14 +3,20 @@ package io.agentbus.conversation;
 import io.agentbus.bus.Actions;
 import io.agentbus.bus.Addresses;
 import io.agentbus.bus.FailureCodes;
+import io.agentbus.bus.ReportedFailure;
 import io.agentbus.bus.RetryLaterException;
 import io.agentbus.bus.SharedJsonCodec;
 import io.agentbus.catalog.ToolCatalog;
 import io.agentbus.dispatch.DispatcherOptions;
 import io.agentbus.dispatch.ToolDispatcher;
+import io.agentbus.limits.JsonHeap;
 import io.agentbus.metrics.AgentbusMetrics;
 import io.agentbus.model.ModelClient;
 import io.agentbus.model.ModelException;
+import io.agentbus.store.ConversationStore;
+import io.agentbus.store.NewConversation;
+import io.agentbus.store.StoreException;
+import io.agentbus.store.StoredConversation;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
@@ -19,24 +25,35 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.core.shareddata.LocalMap;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The conversation service on {@code agentbus.conversation} (actions {@code create},
- * {@code send}, {@code get}, {@code delete}). Deploy several instances to use every core:
- * each also listens on its own address {@code agentbus.conversation.shard.<n>}. The
- * conversations live in a registry shared by the instances ({@link ConversationRegistry}), and
- * whichever instance a request reaches runs the turn on its own context, with its own model
- * client and an in-process {@link ToolDispatcher}: a caller on the same event loop (the HTTP
- * API, see {@link #localAddress(io.vertx.core.Vertx)}) keeps the whole turn on that loop,
- * and only the MCP calls cross to the servers' loops. One conversation runs one turn at a
- * time (the instance that runs it holds the conversation's claim).
+ * {@code send}, {@code get}, {@code delete}, {@code list}). Deploy several instances to use
+ * every core: each also listens on its own address {@code agentbus.conversation.shard.<n>}.
+ *
+ * <p>The {@link ConversationStore} is the truth; the conversations in memory are a bounded
+ * cache in front of it ({@link ConversationRegistry}), shared by the instances and loaded on
+ * demand. Whichever instance a request reaches runs the turn on its own context, with its own
+ * model client and an in-process {@link ToolDispatcher}: a caller on the same event loop (the
+ * HTTP API, see {@link #localAddress(io.vertx.core.Vertx)}) keeps the whole turn on that loop,
+ * and only the MCP calls cross to the servers' loops. One conversation runs one turn at a time
+ * (the instance that runs it holds the conversation's claim).
+ *
+ * <p>A turn is committed to the store when it ends, in one write, on the version its history
+ * was at: another writer that committed first makes this one fail with 409 (nothing written),
+ * a store that cannot be reached makes it fail with 503; either way the conversation stays at
+ * its last committed turn, and the {@code done} event is published only after the outcome is
+ * known. A failed turn is never stored.
  *
  * <p>Bodies: create {@code {system?, tools?: [names or globs], tenant?}} → {@code {id}};
- * send {@code {id, content, tenant?}} → the turn result; get {@code {id, tenant?}} → the
- * conversation; delete {@code {id, tenant?}} → {@code {id, deleted: true}}; drain (on a shard
- * address) refuses new turns and replies once the running ones have finished.
+ * send {@code {id, content, tenant?, requestId?}} → the turn result (every event of the turn
+ * carries {@code requestId} when given); get {@code {id, tenant?}} → the conversation; delete
+ * {@code {id, tenant?}} → {@code {id, deleted: true}}; list {@code {tenant?, limit?, after?}}
+ * → {@code {conversations: [...], next?}}; drain (on a shard address) refuses new turns and
+ * replies once the running ones have finished.
  */
 public class ConversationVerticle extends VerticleBase {
 
@@ -45,7 +62,10 @@ public class ConversationVerticle extends VerticleBase {
   public static final String SHARDS = "agentbus.conversation.shards";
   /** The local map of event-loop threads that run an instance: thread name → shard number. */
   static final String LOOPS = "agentbus.conversation.loops";
+  /** Items of a {@code list} page when the caller gives no limit. */
+  public static final int DEFAULT_LIST_LIMIT = 50;
 
+  private final ConversationStore store;
   private ConversationRegistry conversations;
   private ConversationOptions options;
   private ModelClient model;
@@ -56,11 +76,19 @@ public class ConversationVerticle extends VerticleBase {
   private boolean draining;
   private final List<Message<JsonObject>> drainWaiters = new ArrayList<>();
 
+  /**
+   * @param store where conversations are kept; shared by every instance of the deployment and
+   *     closed by whoever opened it
+   */
+  public ConversationVerticle(ConversationStore store) {
+    this.store = Objects.requireNonNull(store, "'store' cannot be null");
+  }
+
   @Override
   public Future<?> start() {
     SharedJsonCodec.register(vertx);
     options = new ConversationOptions(config());
-    conversations = ConversationRegistry.shared(vertx);
+    conversations = ConversationRegistry.shared(vertx, options.getMaxConversations(), options.getMemoryBytes());
     model = ModelClient.create(vertx, options.getModel());
     ToolCatalog catalog = ToolCatalog.shared(vertx);
     DispatcherOptions dispatch = config().getValue("dispatcher") instanceof JsonObject d
@@ -91,6 +119,7 @@ public class ConversationVerticle extends VerticleBase {
     if (shards().isEmpty()) {
       AgentbusMetrics.get(vertx).conversationsClosed(conversations.size());
       conversations.clear();
+      ConversationRegistry.release(vertx);
     }
     return model == null ? Future.succeededFuture() : model.close();
   }
@@ -132,36 +161,145 @@ public class ConversationVerticle extends VerticleBase {
       create(msg, body);
       return;
     }
+    if (Actions.LIST.equals(action)) {
+      list(msg, body);
+      return;
+    }
     if (!Actions.SEND.equals(action) && !Actions.GET.equals(action) && !Actions.DELETE.equals(action)) {
-      msg.fail(FailureCodes.NOT_FOUND, "unknown action '" + action + "' (create, send, get, delete)");
+      msg.fail(FailureCodes.NOT_FOUND, "unknown action '" + action + "' (create, send, get, delete, list)");
       return;
     }
     if (!(body.getValue("id") instanceof String id)) {
       msg.fail(FailureCodes.BAD_REQUEST, "field 'id' must be a string");
       return;
     }
-    Conversation c = conversations.get(id);
-    if (c == null || !sameTenant(c, body)) {
-      msg.fail(FailureCodes.NOT_FOUND, "no conversation '" + id + "'");
-      return;
-    }
     switch (action) {
-      case Actions.SEND -> send(msg, c, body);
-      case Actions.GET -> msg.reply(c.toJson());
-      default -> delete(msg, c);
+      case Actions.SEND -> send(msg, id, body);
+      case Actions.GET -> resolve(id, body).onComplete(ar -> {
+        if (ar.succeeded()) {
+          msg.reply(ar.result().toJson());
+        } else {
+          fail(msg, ar.cause());
+        }
+      });
+      default -> delete(msg, id, body, true);
     }
   }
 
-  private static boolean sameTenant(Conversation c, JsonObject body) {
+  private static boolean sameTenant(String owner, JsonObject body) {
     Object tenant = body.getValue("tenant");
-    return c.tenant() == null ? tenant == null : c.tenant().equals(tenant);
+    return owner == null ? tenant == null : owner.equals(tenant);
+  }
+
+  private static Refusal notFound(String id) {
+    return new Refusal(FailureCodes.NOT_FOUND, "no conversation '" + id + "'");
+  }
+
+  /**
+   * @return the conversation in memory, else loaded from the store into memory; fails with
+   *     404 for another tenant's conversation, as for one that does not exist
+   */
+  private Future<Conversation> resolve(String id, JsonObject body) {
+    Conversation cached = conversations.get(id);
+    if (cached != null) {
+      return sameTenant(cached.tenant(), body) ? Future.succeededFuture(cached) : Future.failedFuture(notFound(id));
+    }
+    if (ConversationIds.shardOf(id) < 0) {
+      return Future.failedFuture(notFound(id));
+    }
+    return store.load(id).transform(ar -> {
+      if (ar.failed()) {
+        return Future.failedFuture(storeFailure(id, ar.cause()));
+      }
+      StoredConversation stored = ar.result();
+      if (!sameTenant(stored.tenant(), body)) {
+        return Future.failedFuture(notFound(id));
+      }
+      Conversation loaded;
+      try {
+        loaded = Conversation.fromStored(stored);
+      } catch (RuntimeException e) {
+        LOG.warn("[{}] cannot be loaded: {}", id, e.getMessage());
+        return Future.failedFuture(new Refusal(FailureCodes.INTERNAL,
+          "conversation '" + id + "' cannot be loaded: " + e.getMessage(), true));
+      }
+      if (conversations.full(loaded.heapBytes())) {
+        makeRoom(loaded.heapBytes());
+      }
+      if (conversations.full(loaded.heapBytes()) && conversations.get(id) == null) {
+        return Future.failedFuture(memoryFull());
+      }
+      Conversation c = conversations.addIfAbsent(loaded);
+      if (c == loaded) {
+        AgentbusMetrics.get(vertx).conversationOpened();
+      }
+      return Future.succeededFuture(c);
+    });
+  }
+
+  private void makeRoom(long moreBytes) {
+    int evicted = conversations.makeRoom(moreBytes, System.nanoTime());
+    if (evicted > 0) {
+      AgentbusMetrics.get(vertx).conversationsClosed(evicted);
+    }
+  }
+
+  private Refusal memoryFull() {
+    return new Refusal(FailureCodes.UNAVAILABLE, "too many conversations running: "
+      + conversations.size() + " in memory holding about " + conversations.heapBytes() / 1024 + " KiB of history (limits: "
+      + conversations.maxCount() + " conversations, " + conversations.maxBytes() / 1024 + " KiB); retry later");
+  }
+
+  /** A store failure as the caller should see it. */
+  private Refusal storeFailure(String id, Throwable err) {
+    if (err instanceof Refusal rf) {
+      return rf;
+    }
+    if (!(err instanceof StoreException se)) {
+      return new Refusal(FailureCodes.INTERNAL, String.valueOf(err.getMessage()), false);
+    }
+    return switch (se.kind()) {
+      case NOT_FOUND -> notFound(id);
+      case CONFLICT -> new Refusal(FailureCodes.CONFLICT, "conversation '" + id
+        + "' was changed by another writer; nothing of this request was saved: send it again");
+      case UNAVAILABLE, TIMEOUT -> new Refusal(FailureCodes.UNAVAILABLE, "the conversation store is unavailable ("
+        + se.getMessage() + "); conversation '" + id + "' is unchanged: retry later");
+      case INVALID -> new Refusal(FailureCodes.BAD_REQUEST, se.getMessage());
+      case CORRUPT -> new Refusal(FailureCodes.INTERNAL, "conversation '" + id + "' cannot be loaded: "
+        + se.getMessage(), true);
+      case FAILED -> new Refusal(FailureCodes.INTERNAL, "the conversation store failed: " + se.getMessage(), true);
+    };
+  }
+
+  /** A failure to reply with: code, message, and whether the message is meant for the end caller even as a 500. */
+  private static final class Refusal extends RuntimeException {
+    final int code;
+    final boolean reported;
+
+    Refusal(int code, String message) {
+      this(code, message, false);
+    }
+
+    Refusal(int code, String message, boolean reported) {
+      super(message, null, false, false);
+      this.code = code;
+      this.reported = reported;
+    }
+  }
+
+  private static void fail(Message<JsonObject> msg, Throwable err) {
+    if (err instanceof Refusal rf) {
+      if (rf.reported) {
+        msg.reply(new ReportedFailure(rf.code, rf.getMessage()));
+      } else {
+        msg.fail(rf.code, rf.getMessage());
+      }
+    } else {
+      msg.fail(FailureCodes.INTERNAL, String.valueOf(err.getMessage()));
+    }
   }
 
   private void create(Message<JsonObject> msg, JsonObject body) {
-    if (conversations.size() >= options.getMaxConversations()) {
-      msg.fail(FailureCodes.UNAVAILABLE, "too many conversations (" + options.getMaxConversations() + ")");
-      return;
-    }
     Object system = body.getValue("system");
     Object tenant = body.getValue("tenant");
     Object tools = body.getValue("tools");
@@ -181,15 +319,61 @@ public class ConversationVerticle extends VerticleBase {
       }
       arr.forEach(o -> patterns.add((String) o));
     }
+    if (conversations.full(0)) {
+      makeRoom(0);
+      if (conversations.full(0)) {
+        fail(msg, memoryFull());
+        return;
+      }
+    }
     String id = ConversationIds.newId(shard);
     Conversation c = new Conversation(id, (String) tenant, system != null ? (String) system : options.getSystem(),
       patterns.isEmpty() ? ToolSelection.ALL : new ToolSelection(patterns));
-    conversations.add(c);
-    AgentbusMetrics.get(vertx).conversationOpened();
-    msg.reply(new JsonObject().put("id", id));
+    store.insert(new NewConversation(id, c.tenant(), null, c.system(), c.tools().toStored())).onComplete(ar -> {
+      if (ar.failed()) {
+        LOG.warn("[{}] not created: {}", id, ar.cause().getMessage());
+        fail(msg, storeFailure(id, ar.cause()));
+        return;
+      }
+      conversations.addIfAbsent(c);
+      AgentbusMetrics.get(vertx).conversationOpened();
+      msg.reply(new JsonObject().put("id", id));
+    });
   }
 
-  private void send(Message<JsonObject> msg, Conversation c, JsonObject body) {
+  private void list(Message<JsonObject> msg, JsonObject body) {
+    Object tenant = body.getValue("tenant");
+    Object limit = body.getValue("limit");
+    Object after = body.getValue("after");
+    if (tenant != null && !(tenant instanceof String)) {
+      msg.fail(FailureCodes.BAD_REQUEST, "field 'tenant' must be a string");
+      return;
+    }
+    if (limit != null && !(limit instanceof Integer n && n >= 1 && n <= ConversationStore.MAX_LIST_LIMIT)) {
+      msg.fail(FailureCodes.BAD_REQUEST, "field 'limit' must be an integer from 1 to " + ConversationStore.MAX_LIST_LIMIT);
+      return;
+    }
+    if (after != null && !(after instanceof String)) {
+      msg.fail(FailureCodes.BAD_REQUEST, "field 'after' must be a string (a previous page's 'next')");
+      return;
+    }
+    int n = limit == null ? DEFAULT_LIST_LIMIT : (Integer) limit;
+    store.list((String) tenant, n, (String) after).onComplete(ar -> {
+      if (ar.failed()) {
+        fail(msg, storeFailure("-", ar.cause()));
+        return;
+      }
+      JsonArray items = new JsonArray();
+      ar.result().items().forEach(s -> items.add(s.toJson()));
+      JsonObject page = new JsonObject().put("conversations", items);
+      if (ar.result().nextCursor() != null) {
+        page.put("next", ar.result().nextCursor());
+      }
+      msg.reply(page);
+    });
+  }
+
+  private void send(Message<JsonObject> msg, String id, JsonObject body) {
     Object content;
     try {
       content = UserContent.normalize(body.getValue("content"));
@@ -197,35 +381,106 @@ public class ConversationVerticle extends VerticleBase {
       msg.fail(FailureCodes.BAD_REQUEST, e.getMessage());
       return;
     }
+    Object requestId = body.getValue("requestId");
+    if (requestId != null && !(requestId instanceof String)) {
+      msg.fail(FailureCodes.BAD_REQUEST, "field 'requestId' must be a string");
+      return;
+    }
+    if (activeTurns >= options.getMaxActiveTurns()) {
+      msg.fail(FailureCodes.UNAVAILABLE, "overloaded: " + activeTurns + " turns running; retry later");
+      return;
+    }
+    long added = JsonHeap.estimate(content);
+    resolve(id, body).onComplete(ar -> {
+      if (ar.failed()) {
+        fail(msg, ar.cause());
+      } else {
+        startTurn(msg, ar.result(), content, added, (String) requestId, body, true);
+      }
+    });
+  }
+
+  private void startTurn(Message<JsonObject> msg, Conversation c, Object content, long added, String requestId,
+                         JsonObject body, boolean mayReload) {
+    if (c.heapBytes() + added > options.getMaxHistoryBytes()) {
+      msg.fail(FailureCodes.TOO_LARGE, "conversation '" + c.id() + "' holds about " + c.heapBytes() / 1024
+        + " KiB of history; this message would take it past its limit of " + options.getMaxHistoryBytes() / 1024
+        + " KiB (maxHistoryBytes): start a new conversation");
+      return;
+    }
+    if (conversations.heapBytes() + added > conversations.maxBytes()) {
+      makeRoom(added);
+      if (conversations.heapBytes() + added > conversations.maxBytes()) {
+        fail(msg, memoryFull());
+        return;
+      }
+    }
     if (activeTurns >= options.getMaxActiveTurns()) {
       msg.fail(FailureCodes.UNAVAILABLE, "overloaded: " + activeTurns + " turns running; retry later");
       return;
     }
     if (!c.tryClaim()) {
-      failBusyOrGone(msg, c, "is already running a turn");
+      if (c.gone() && mayReload) {
+        // evicted (or deleted) since it was looked up: the store decides which
+        resolve(c.id(), body).onComplete(ar -> {
+          if (ar.failed()) {
+            fail(msg, ar.cause());
+          } else {
+            startTurn(msg, ar.result(), content, added, requestId, body, false);
+          }
+        });
+      } else if (c.gone()) {
+        fail(msg, notFound(c.id()));
+      } else {
+        msg.fail(FailureCodes.CONFLICT, "conversation '" + c.id() + "' is already running a turn");
+      }
       return;
     }
     activeTurns++;
     c.turnStarted();
-    int committed = c.history().size();
-    runner.run(c, content).onComplete(ar -> {
-      activeTurns--;
+    int from = c.history().size();
+    TurnEvents events = new TurnEvents(vertx.eventBus(), c.id(), requestId);
+    runner.run(c, content, events)
+      .compose(result -> commit(c, from, result))
+      .onComplete(ar -> {
+        activeTurns--;
+        if (ar.failed()) {
+          c.rollBack();
+          Throwable err = ar.cause();
+          if (err instanceof Refusal rf && (rf.code == FailureCodes.CONFLICT || rf.code == FailureCodes.NOT_FOUND)) {
+            // what memory holds is stale: the next request loads the store's version
+            c.markDeleted();
+            if (conversations.remove(c)) {
+              AgentbusMetrics.get(vertx).conversationsClosed(1);
+            }
+          }
+          events.done(err instanceof Refusal ? new JsonObject().put("status", "error").put("error", err.getMessage())
+            : TurnRunner.errorResult(err));
+          c.release();
+          LOG.warn("[{}] turn failed: {}", c.id(), err.getMessage());
+          failTurn(msg, err);
+        } else {
+          events.done(ar.result());
+          c.release();
+          msg.reply(ar.result(), SharedJsonCodec.shared());
+        }
+        if (draining && activeTurns == 0) {
+          drainWaiters.forEach(w -> w.reply(drained()));
+          drainWaiters.clear();
+        }
+      });
+  }
+
+  /** Writes the turn's messages and usage to the store on the version the history was at. */
+  private Future<JsonObject> commit(Conversation c, int from, JsonObject result) {
+    List<JsonObject> messages = new ArrayList<>(c.history().subList(from, c.history().size()));
+    JsonObject usage = result.getValue("usage") instanceof JsonObject u && u.getValue("turn") instanceof JsonObject t ? t : null;
+    return store.appendTurn(c.id(), c.version(), messages, usage).transform(ar -> {
       if (ar.failed()) {
-        // a failed turn leaves the history as the last turn that ended left it
-        c.history().subList(committed, c.history().size()).clear();
+        return Future.failedFuture(storeFailure(c.id(), ar.cause()));
       }
-      c.release();
-      if (ar.succeeded()) {
-        msg.reply(ar.result(), SharedJsonCodec.shared());
-      } else {
-        Throwable err = ar.cause();
-        LOG.warn("[{}] turn failed: {}", c.id(), err.getMessage());
-        failTurn(msg, err);
-      }
-      if (draining && activeTurns == 0) {
-        drainWaiters.forEach(w -> w.reply(drained()));
-        drainWaiters.clear();
-      }
+      conversations.grew(c, c.committed(ar.result().version(), from));
+      return Future.succeededFuture(result);
     });
   }
 
@@ -235,7 +490,7 @@ public class ConversationVerticle extends VerticleBase {
    */
   private static void failTurn(Message<JsonObject> msg, Throwable err) {
     if (!(err instanceof ModelException me)) {
-      msg.fail(FailureCodes.INTERNAL, String.valueOf(err.getMessage()));
+      fail(msg, err);
       return;
     }
     String message = "model API error: " + me.getMessage();
@@ -263,38 +518,57 @@ public class ConversationVerticle extends VerticleBase {
     return new JsonObject().put("shard", shard).put("conversations", conversations.size());
   }
 
-  private void failBusyOrGone(Message<JsonObject> msg, Conversation c, String what) {
-    if (conversations.get(c.id()) != c) {
-      msg.fail(FailureCodes.NOT_FOUND, "no conversation '" + c.id() + "'");
-    } else {
-      msg.fail(FailureCodes.CONFLICT, "conversation '" + c.id() + "' " + what);
-    }
-  }
-
+  /** Idle conversations leave memory; the store keeps them. */
   private void forgetIdle() {
     long now = System.nanoTime();
+    long idleNanos = options.getIdleTimeoutMs() * 1_000_000L;
     int forgotten = 0;
     for (Conversation c : conversations.all()) {
-      if (c.idleFor(options.getIdleTimeoutMs(), now) && c.tryClaim()) {
-        c.markDeleted();
-        conversations.remove(c);
-        forgotten++;
+      if (!c.busy() && c.idleNanos(now) >= idleNanos && c.tryClaim()) {
+        if (conversations.remove(c)) {
+          c.markDeleted();
+          forgotten++;
+        } else {
+          c.release();
+        }
       }
     }
     if (forgotten > 0) {
       AgentbusMetrics.get(vertx).conversationsClosed(forgotten);
-      LOG.info("conversation shard {}: forgot {} conversations idle for {} ms", shard, forgotten, options.getIdleTimeoutMs());
+      LOG.debug("conversation shard {}: {} conversations idle for {} ms left memory", shard, forgotten, options.getIdleTimeoutMs());
     }
   }
 
-  private void delete(Message<JsonObject> msg, Conversation c) {
-    if (!c.tryClaim()) {
-      failBusyOrGone(msg, c, "is running a turn; delete it afterwards");
-      return;
-    }
-    c.markDeleted();
-    conversations.remove(c);
-    AgentbusMetrics.get(vertx).conversationsClosed(1);
-    msg.reply(new JsonObject().put("id", c.id()).put("deleted", true));
+  private void delete(Message<JsonObject> msg, String id, JsonObject body, boolean mayReload) {
+    resolve(id, body).onComplete(ar -> {
+      if (ar.failed()) {
+        fail(msg, ar.cause());
+        return;
+      }
+      Conversation c = ar.result();
+      if (!c.tryClaim()) {
+        if (c.gone() && mayReload) {
+          delete(msg, id, body, false);
+        } else if (c.gone()) {
+          fail(msg, notFound(id));
+        } else {
+          msg.fail(FailureCodes.CONFLICT, "conversation '" + id + "' is running a turn; delete it afterwards");
+        }
+        return;
+      }
+      store.delete(id).onComplete(d -> {
+        if (d.failed() && !(d.cause() instanceof StoreException se && se.kind() == StoreException.Kind.NOT_FOUND)) {
+          c.release();
+          fail(msg, storeFailure(id, d.cause()));
+          return;
+        }
+        c.markDeleted();
+        if (conversations.remove(c)) {
+          AgentbusMetrics.get(vertx).conversationsClosed(1);
+        }
+        c.release();
+        msg.reply(new JsonObject().put("id", id).put("deleted", true));
+      });
+    });
   }
 }

@@ -39,4 +39,24 @@ public final class ToolSelection {
   public JsonArray toJson() {
     return new JsonArray(List.copyOf(patterns));
   }
+
+  /** @return the form kept in the conversation store: {@code {patterns: [...]}} */
+  JsonObject toStored() {
+    return new JsonObject().put("patterns", toJson());
+  }
+
+  /**
+   * @param stored what {@link #toStored()} made ({@code {}}: every tool)
+   * @throws IllegalArgumentException when it is not that shape
+   */
+  static ToolSelection fromJson(JsonObject stored) {
+    Object patterns = stored == null ? null : stored.getValue("patterns");
+    if (patterns == null) {
+      return ALL;
+    }
+    if (!(patterns instanceof JsonArray arr) || !arr.stream().allMatch(p -> p instanceof String)) {
+      throw new IllegalArgumentException("its tool selection is not {patterns: [strings]}");
+    }
+    return arr.isEmpty() ? ALL : new ToolSelection(arr.stream().map(String.class::cast).toList());
+  }
 }

@@ -13,16 +13,21 @@ import io.vertx.core.json.JsonObject;
  * same address), {@code tool_call_progress {tool_use_id, name, server, tool, progress, total?,
  * message?}} (published by the tool's server verticle, at most one per call every 200 ms),
  * {@code usage {turn, conversation}} and {@code done {result}}.
+ *
+ * <p>When the sender of the turn gave a {@code requestId}, every event of that turn carries
+ * it, so a subscriber can tell its own turn from another caller's on the same conversation.
  */
 final class TurnEvents {
 
   private final EventBus bus;
   private final String conversationId;
+  private final String requestId;
   private final String address;
 
-  TurnEvents(EventBus bus, String conversationId) {
+  TurnEvents(EventBus bus, String conversationId, String requestId) {
     this.bus = bus;
     this.conversationId = conversationId;
+    this.requestId = requestId;
     this.address = Addresses.conversationEvents(conversationId);
   }
 
@@ -30,8 +35,21 @@ final class TurnEvents {
     return address;
   }
 
+  /** @return the fields every event of the turn carries (the dispatcher copies them into its own) */
+  JsonObject fields() {
+    JsonObject fields = new JsonObject().put("conversationId", conversationId);
+    if (requestId != null) {
+      fields.put("requestId", requestId);
+    }
+    return fields;
+  }
+
   private void publish(String type, JsonObject body) {
-    bus.publish(address, body.put("type", type).put("conversationId", conversationId));
+    body.put("type", type).put("conversationId", conversationId);
+    if (requestId != null) {
+      body.put("requestId", requestId);
+    }
+    bus.publish(address, body);
   }
 
   void turnStarted(int turn) {

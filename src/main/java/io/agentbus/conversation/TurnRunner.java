@@ -83,21 +83,26 @@ final class TurnRunner {
     }
   }
 
-  /** Appends the user message and runs the loop; completes with the turn result. */
-  Future<JsonObject> run(Conversation conversation, Object userContent) {
-    Turn t = new Turn(conversation, new TurnEvents(vertx.eventBus(), conversation.id()), catalog.current(),
-      options.getTurnTimeoutMs());
+  /**
+   * Appends the user message and runs the loop; completes with the turn result. The caller
+   * publishes the {@code done} event ({@link TurnEvents#done}) once the turn is committed.
+   */
+  Future<JsonObject> run(Conversation conversation, Object userContent, TurnEvents events) {
+    Turn t = new Turn(conversation, events, catalog.current(), options.getTurnTimeoutMs());
     conversation.history().add(new JsonObject().put("role", "user").put("content", userContent));
     t.events.turnStarted(conversation.turns());
-    return AgentbusMetrics.get(vertx).turn(iterate(t)).onFailure(err -> {
-      JsonObject result = new JsonObject().put("status", "error").put("error", String.valueOf(err.getMessage()));
-      if (err instanceof ModelException me && me.retryAfterMs() > 0
-        && (me.kind() == ModelException.Kind.RATE_LIMITED || me.kind() == ModelException.Kind.OVERLOADED)) {
-        // what the upstream asked for, as the JSON answer's Retry-After says it (whole seconds)
-        result.put("retryAfterSeconds", RetryLaterException.seconds(me.retryAfterMs()));
-      }
-      t.events.done(result);
-    });
+    return AgentbusMetrics.get(vertx).turn(iterate(t));
+  }
+
+  /** @return the {@code done} result of a turn that failed with {@code err} */
+  static JsonObject errorResult(Throwable err) {
+    JsonObject result = new JsonObject().put("status", "error").put("error", String.valueOf(err.getMessage()));
+    if (err instanceof ModelException me && me.retryAfterMs() > 0
+      && (me.kind() == ModelException.Kind.RATE_LIMITED || me.kind() == ModelException.Kind.OVERLOADED)) {
+      // what the upstream asked for, as the JSON answer's Retry-After says it (whole seconds)
+      result.put("retryAfterSeconds", RetryLaterException.seconds(me.retryAfterMs()));
+    }
+    return result;
   }
 
   private Future<JsonObject> iterate(Turn t) {
@@ -226,7 +231,7 @@ final class TurnRunner {
       .put("budgetMs", t.msLeft())
       .put("content", resp.content())
       .put("eventsAddress", t.events.address())
-      .put("eventFields", new JsonObject().put("conversationId", t.conversation.id()));
+      .put("eventFields", t.events.fields());
     if (options.getToolTimeoutMs() != null) {
       body.put("timeoutMs", options.getToolTimeoutMs());
     }
@@ -302,7 +307,6 @@ final class TurnRunner {
       }
     }
     t.events.usage(t.usage, c.usage());
-    t.events.done(result);
     return result;
   }
 

@@ -1,6 +1,7 @@
 package io.agentbus.http;
 
 import io.agentbus.bus.FailureCodes;
+import io.agentbus.bus.ReportedFailure;
 import io.agentbus.bus.RetryLaterException;
 import io.vertx.core.VertxException;
 import io.vertx.core.eventbus.ReplyException;
@@ -90,6 +91,9 @@ final class ApiError extends VertxException {
     if (err instanceof ApiError e) {
       return e;
     }
+    if (err instanceof ReportedFailure rf) {
+      return of(rf.failureCode(), String.valueOf(rf.getMessage()));
+    }
     if (err instanceof RetryLaterException rl) {
       return new ApiError(rl.failureCode(), typeOf(rl.failureCode()), String.valueOf(rl.getMessage()),
         RetryLaterException.seconds(rl.retryAfterMs()));
@@ -103,7 +107,8 @@ final class ApiError extends VertxException {
         case RECIPIENT_FAILURE:
           int code = re.failureCode();
           if (code == FailureCodes.BAD_REQUEST || code == FailureCodes.FORBIDDEN || code == FailureCodes.NOT_FOUND
-            || code == FailureCodes.CONFLICT || code == FailureCodes.QUEUE_FULL || code == FailureCodes.UPSTREAM
+            || code == FailureCodes.CONFLICT || code == FailureCodes.TOO_LARGE || code == FailureCodes.QUEUE_FULL
+            || code == FailureCodes.UPSTREAM
             || code == FailureCodes.UNAVAILABLE || code == FailureCodes.TIMEOUT) {
             return of(code, String.valueOf(re.getMessage()));
           }

@@ -3,15 +3,18 @@ package io.agentbus.http;
 import io.agentbus.bus.Actions;
 import io.agentbus.conversation.ConversationIds;
 import io.agentbus.conversation.ConversationOptions;
+import io.agentbus.conversation.ConversationVerticle;
+import io.agentbus.store.ConversationStore;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
+import java.util.UUID;
 
 /**
- * {@code /v1/conversations}: create, send a message (JSON or SSE), get, delete. Every body is
+ * {@code /v1/conversations}: create, list, send a message (JSON or SSE), get, delete. Every body is
  * checked here first, so a bad request changes nothing; the caller's tenant (from
  * {@link BearerAuth}) goes with every bus request, so other tenants' conversations are 404.
  */
@@ -76,7 +79,9 @@ final class ConversationRoutes {
     admission.admit(key, id);
     JsonObject request = withTenant(new JsonObject().put("id", id).put("content", content), ctx);
     if (wantsEvents(ctx)) {
-      TurnStream stream = new TurnStream(vertx, ctx, responses, id, heartbeatMs);
+      String requestId = UUID.randomUUID().toString();
+      request.put("requestId", requestId);
+      TurnStream stream = new TurnStream(vertx, ctx, responses, id, requestId, heartbeatMs);
       stream.subscribe()
         .compose(v -> bus.conversation(id, Actions.SEND, request, ConversationOptions.SEND_TIMEOUT_MS))
         .onComplete(ar -> {
@@ -98,6 +103,33 @@ final class ConversationRoutes {
   private static boolean wantsEvents(RoutingContext ctx) {
     String accept = ctx.request().getHeader(HttpHeaders.ACCEPT);
     return accept != null && accept.contains("text/event-stream");
+  }
+
+  /**
+   * {@code GET /v1/conversations?limit=&after=} → the caller tenant's conversations, newest
+   * first: {@code {conversations: [{id, title, createdAt, updatedAt, usage, turns}], next?}}.
+   */
+  void list(RoutingContext ctx) {
+    JsonObject request = new JsonObject();
+    String limit = ctx.request().getParam("limit");
+    if (limit != null) {
+      int n;
+      try {
+        n = Integer.parseInt(limit);
+      } catch (NumberFormatException e) {
+        n = -1;
+      }
+      if (n < 1 || n > ConversationStore.MAX_LIST_LIMIT) {
+        throw ApiError.badRequest("query parameter 'limit' must be an integer from 1 to " + ConversationStore.MAX_LIST_LIMIT
+          + " (default " + ConversationVerticle.DEFAULT_LIST_LIMIT + ")");
+      }
+      request.put("limit", n);
+    }
+    String after = ctx.request().getParam("after");
+    if (after != null) {
+      request.put("after", after);
+    }
+    reply(ctx, bus.request(bus.conversationService(), Actions.LIST, withTenant(request, ctx), BusRequests.SHORT_TIMEOUT_MS), 200);
   }
 
   /** {@code GET /v1/conversations/:id} → history, usage, turns. */

@@ -4,6 +4,7 @@ import io.agentbus.limits.MemoryBudget;
 import io.agentbus.options.OptionsJson;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,6 +38,27 @@ public class HttpApiOptions {
   public static final int DEFAULT_MAX_IN_FLIGHT_TURNS = MemoryBudget.turns();
   /** The {@code Retry-After} (seconds) sent with 503 and 429 answers. */
   public static final int DEFAULT_RETRY_AFTER_SECONDS = 1;
+  /**
+   * A connection that has sent no complete request head this long after it opened is closed:
+   * 10 s.
+   */
+  public static final long DEFAULT_HEADER_TIMEOUT_MS = 10_000;
+  /**
+   * A connection waiting on its client this long (for the next request, or for the rest of a
+   * request body) is closed: 60 s. Time spent answering (a turn, an SSE stream) never counts.
+   */
+  public static final long DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+  /** The smallest derived {@link #DEFAULT_MAX_CONNECTIONS}. */
+  public static final int MIN_DEFAULT_MAX_CONNECTIONS = 64;
+  /** The derived {@link #DEFAULT_MAX_CONNECTIONS} where the JVM does not tell the file-descriptor limit. */
+  public static final int UNKNOWN_FD_LIMIT_MAX_CONNECTIONS = 10_000;
+  /**
+   * Open connections to the API at once (for a {@link HttpApiVerticle.Group}: to the whole
+   * group). Derived from the process's file-descriptor limit, see {@link #maxConnectionsFor}:
+   * half of it (the model clients keep to a quarter, the rest is for MCP servers' pipes, files
+   * and the JVM), so idle or slow clients can never take every descriptor.
+   */
+  public static final int DEFAULT_MAX_CONNECTIONS = maxConnectionsFor(maxFileDescriptors());
 
   private String host = DEFAULT_HOST;
   private int port = DEFAULT_PORT;
@@ -44,6 +66,9 @@ public class HttpApiOptions {
   private long maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
   private int maxInFlightTurns = DEFAULT_MAX_IN_FLIGHT_TURNS;
   private int retryAfterSeconds = DEFAULT_RETRY_AFTER_SECONDS;
+  private long headerTimeoutMs = DEFAULT_HEADER_TIMEOUT_MS;
+  private long idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS;
+  private int maxConnections = DEFAULT_MAX_CONNECTIONS;
   private List<String> servers = new ArrayList<>();
 
   public HttpApiOptions() {
@@ -55,8 +80,9 @@ public class HttpApiOptions {
 
   /**
    * Reads {@code {host?, port?, tokens?: {token: tenant}, maxBodyBytes?, maxInFlightTurns?,
-   * retryAfterSeconds?, servers?: [names]}}; a field of the wrong type, or outside the range
-   * its setter accepts, throws {@link IllegalArgumentException} naming it.
+   * retryAfterSeconds?, headerTimeoutMs?, idleTimeoutMs?, maxConnections?, servers?: [names]}};
+   * a field of the wrong type, or outside the range its setter accepts, throws
+   * {@link IllegalArgumentException} naming it.
    */
   public HttpApiOptions(JsonObject json) {
     Objects.requireNonNull(json, "'json' cannot be null");
@@ -66,6 +92,9 @@ public class HttpApiOptions {
     setMaxBodyBytes(OptionsJson.longField(json, "maxBodyBytes", 1, DEFAULT_MAX_BODY_BYTES));
     setMaxInFlightTurns(OptionsJson.intField(json, "maxInFlightTurns", 1, Integer.MAX_VALUE, DEFAULT_MAX_IN_FLIGHT_TURNS));
     setRetryAfterSeconds(OptionsJson.intField(json, "retryAfterSeconds", 1, Integer.MAX_VALUE, DEFAULT_RETRY_AFTER_SECONDS));
+    setHeaderTimeoutMs(OptionsJson.longField(json, "headerTimeoutMs", 1, DEFAULT_HEADER_TIMEOUT_MS));
+    setIdleTimeoutMs(OptionsJson.longField(json, "idleTimeoutMs", 1, DEFAULT_IDLE_TIMEOUT_MS));
+    setMaxConnections(OptionsJson.intField(json, "maxConnections", 1, Integer.MAX_VALUE, DEFAULT_MAX_CONNECTIONS));
     Object t = json.getValue("tokens");
     if (t != null) {
       if (!(t instanceof JsonObject obj)) {
@@ -103,6 +132,9 @@ public class HttpApiOptions {
       .put("maxBodyBytes", maxBodyBytes)
       .put("maxInFlightTurns", maxInFlightTurns)
       .put("retryAfterSeconds", retryAfterSeconds)
+      .put("headerTimeoutMs", headerTimeoutMs)
+      .put("idleTimeoutMs", idleTimeoutMs)
+      .put("maxConnections", maxConnections)
       .put("servers", new JsonArray(new ArrayList<>(servers)));
   }
 
@@ -110,7 +142,8 @@ public class HttpApiOptions {
   @Override
   public String toString() {
     return "HttpApiOptions{host=" + host + ", port=" + port + ", tokens=" + tokens.size()
-      + ", maxBodyBytes=" + maxBodyBytes + ", maxInFlightTurns=" + maxInFlightTurns + ", servers=" + servers + "}";
+      + ", maxBodyBytes=" + maxBodyBytes + ", maxInFlightTurns=" + maxInFlightTurns + ", headerTimeoutMs=" + headerTimeoutMs
+      + ", idleTimeoutMs=" + idleTimeoutMs + ", maxConnections=" + maxConnections + ", servers=" + servers + "}";
   }
 
   /** @return the configured host (see {@link #effectiveHost()}) */
@@ -210,6 +243,86 @@ public class HttpApiOptions {
     }
     this.retryAfterSeconds = retryAfterSeconds;
     return this;
+  }
+
+  /** @return how long a new connection may take to send its first complete request head */
+  public long getHeaderTimeoutMs() {
+    return headerTimeoutMs;
+  }
+
+  /**
+   * Sets how long a new connection may take to send its first complete request head (at least
+   * 1 ms); then it is closed. Later requests on the connection fall under {@code idleTimeoutMs}.
+   */
+  public HttpApiOptions setHeaderTimeoutMs(long headerTimeoutMs) {
+    if (headerTimeoutMs < 1) {
+      throw new IllegalArgumentException("headerTimeoutMs must be >= 1");
+    }
+    this.headerTimeoutMs = headerTimeoutMs;
+    return this;
+  }
+
+  /** @return how long a connection may wait on its client before it is closed */
+  public long getIdleTimeoutMs() {
+    return idleTimeoutMs;
+  }
+
+  /**
+   * Sets how long a connection may wait on its client (at least 1 ms): for its next request
+   * once a response has ended, or for the rest of a request body once the head has arrived.
+   * Then it is closed. While Agentbus answers (a turn, however long, or an SSE stream) the
+   * connection is not idle.
+   */
+  public HttpApiOptions setIdleTimeoutMs(long idleTimeoutMs) {
+    if (idleTimeoutMs < 1) {
+      throw new IllegalArgumentException("idleTimeoutMs must be >= 1");
+    }
+    this.idleTimeoutMs = idleTimeoutMs;
+    return this;
+  }
+
+  /** @return how many connections may be open at once */
+  public int getMaxConnections() {
+    return maxConnections;
+  }
+
+  /**
+   * Sets how many connections may be open at once (at least 1). A connection beyond it takes
+   * the place of the one that has waited longest on its client (for a request head, or idle
+   * between requests); when every connection is busy (being answered, or sending a body) it is
+   * closed at once.
+   */
+  public HttpApiOptions setMaxConnections(int maxConnections) {
+    if (maxConnections < 1) {
+      throw new IllegalArgumentException("maxConnections must be >= 1");
+    }
+    this.maxConnections = maxConnections;
+    return this;
+  }
+
+  /**
+   * The connection limit formula: half the file-descriptor limit, at least
+   * {@link #MIN_DEFAULT_MAX_CONNECTIONS}.
+   *
+   * @param maxFileDescriptors the process's file-descriptor limit, or {@code -1} if unknown
+   *     ({@link #UNKNOWN_FD_LIMIT_MAX_CONNECTIONS} then)
+   * @return the default {@code maxConnections}
+   */
+  static int maxConnectionsFor(long maxFileDescriptors) {
+    if (maxFileDescriptors <= 0) {
+      return UNKNOWN_FD_LIMIT_MAX_CONNECTIONS;
+    }
+    return (int) Math.min(Integer.MAX_VALUE, Math.max(MIN_DEFAULT_MAX_CONNECTIONS, maxFileDescriptors / 2));
+  }
+
+  /** @return the process's file-descriptor limit, or {@code -1} where the JVM does not tell */
+  private static long maxFileDescriptors() {
+    try {
+      return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean unix
+          ? unix.getMaxFileDescriptorCount() : -1;
+    } catch (LinkageError e) {
+      return -1;
+    }
   }
 
   /** @return the MCP servers whose status {@code /health} reports */

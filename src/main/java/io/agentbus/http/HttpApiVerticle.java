@@ -5,7 +5,9 @@ import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpClosedException;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -32,6 +34,9 @@ import org.slf4j.LoggerFactory;
  * limit. {@code /v1/*} needs a bearer token when tokens are configured; {@code /},
  * {@code /health} and {@code /metrics} are always open. Without tokens the API listens on
  * loopback only and says so in a warning.
+ *
+ * <p>It speaks HTTP/1.1 (no cleartext HTTP/2) and keeps its connections to account
+ * ({@link ConnectionGuard}): header and idle timeouts, and a connection limit.
  */
 public class HttpApiVerticle extends VerticleBase {
 
@@ -42,6 +47,7 @@ public class HttpApiVerticle extends VerticleBase {
 
   private HttpApiOptions options;
   private AtomicInteger turnsInFlight = new AtomicInteger();
+  private AtomicInteger connectionsOpen = new AtomicInteger();
   /** Cleared by the first instance of a group to start, so the group logs its start-up once. */
   private AtomicBoolean firstToStart = new AtomicBoolean(true);
   private Responses responses;
@@ -71,13 +77,14 @@ public class HttpApiVerticle extends VerticleBase {
 
   /**
    * Several instances (one per event loop) that act as one API: they share
-   * {@code http.maxInFlightTurns}, so the limit holds for the process, not per instance, and
-   * they log their start-up once. Give them a real port: Vert.x shares one listener between
-   * servers asking for the same port, but with port 0 each would bind a port of its own
-   * ({@link #freePort(String)} picks one).
+   * {@code http.maxInFlightTurns} and {@code http.maxConnections}, so the limits hold for the
+   * process, not per instance, and they log their start-up once. Give them a real port: Vert.x
+   * shares one listener between servers asking for the same port, but with port 0 each would
+   * bind a port of its own ({@link #freePort(String)} picks one).
    */
   public static final class Group {
     private final AtomicInteger turnsInFlight = new AtomicInteger();
+    private final AtomicInteger connectionsOpen = new AtomicInteger();
     private final AtomicBoolean firstToStart = new AtomicBoolean(true);
     private final List<HttpApiVerticle> members = new CopyOnWriteArrayList<>();
 
@@ -85,6 +92,7 @@ public class HttpApiVerticle extends VerticleBase {
     public HttpApiVerticle newMember(HttpApiOptions options) {
       HttpApiVerticle api = new HttpApiVerticle(options);
       api.turnsInFlight = turnsInFlight;
+      api.connectionsOpen = connectionsOpen;
       api.firstToStart = firstToStart;
       members.add(api);
       return api;
@@ -121,11 +129,14 @@ public class HttpApiVerticle extends VerticleBase {
     ConversationRoutes conversations = new ConversationRoutes(vertx, bus, responses, admission, HEARTBEAT_MS);
     InfoRoutes info = new InfoRoutes(bus, responses, metrics, options.getServers(), admission);
 
+    ConnectionGuard connections = new ConnectionGuard(vertx, options, connectionsOpen, metrics);
+
     Router router = Router.router(vertx);
     router.route().handler(ctx -> {
+      connections.track(ctx);
       ctx.response().putHeader("X-Content-Type-Options", "nosniff");
       ctx.next();
-    });
+    }).failureHandler(this::onFailure);
     router.get("/").handler(StaticHandler.create("webroot"));
     router.get("/health").handler(guard(info::health));
     router.get("/metrics").handler(guard(info::metrics));
@@ -133,12 +144,15 @@ public class HttpApiVerticle extends VerticleBase {
     router.route("/v1/*").handler(auth);
     router.route("/v1/*").handler(BodyHandler.create(false).setBodyLimit(options.getMaxBodyBytes()));
     router.post("/v1/conversations").handler(guard(conversations::create));
+    router.get("/v1/conversations").handler(guard(conversations::list));
     router.post("/v1/conversations/:id/messages").handler(guard(conversations::send));
     router.get("/v1/conversations/:id").handler(guard(conversations::get));
     router.delete("/v1/conversations/:id").handler(guard(conversations::delete));
     router.get("/v1/tools").handler(guard(info::tools));
     for (int code : ROUTER_ERRORS) {
-      router.errorHandler(code, this::onRouterError);
+      // the code is passed on: a failure raised while routing (a malformed percent-escape)
+      // reaches this handler with no status on the context
+      router.errorHandler(code, ctx -> onRouterError(ctx, code));
     }
 
     String host = options.effectiveHost();
@@ -150,13 +164,19 @@ public class HttpApiVerticle extends VerticleBase {
       LOG.warn("No API tokens configured: the HTTP API has no authentication, so it listens on {} only{}",
         HttpApiOptions.LOOPBACK, ignored ? " (configured host '" + configured + "' ignored until http.tokens are set)" : "");
     }
-    return vertx.createHttpServer().requestHandler(router).listen(options.getPort(), host).map(s -> {
-      server = s;
-      if (announce) {
-        LOG.info("HTTP API listening on http://{}:{} ({} tokens)", host, s.actualPort(), options.getTokens().size());
-      }
-      return s;
-    });
+    // h2c off: a cleartext HTTP/2 client would reach the connection handler only after its
+    // preface, so a connection that sends nothing would escape the guard
+    HttpServerOptions serverOptions = new HttpServerOptions().setHttp2ClearTextEnabled(false);
+    return vertx.createHttpServer(serverOptions)
+      .connectionHandler(connections::accept)
+      .requestHandler(connections.requests(router))
+      .listen(options.getPort(), host).map(s -> {
+        server = s;
+        if (announce) {
+          LOG.info("HTTP API listening on http://{}:{} ({} tokens)", host, s.actualPort(), options.getTokens().size());
+        }
+        return s;
+      });
   }
 
   @Override
@@ -195,24 +215,61 @@ public class HttpApiVerticle extends VerticleBase {
     };
   }
 
-  private void onRouterError(RoutingContext ctx) {
+  /**
+   * Every {@code ctx.fail(...)} of a route comes here first: a client that went away is only
+   * logged (at debug: nobody is left to answer), the rest is answered as JSON.
+   */
+  private void onFailure(RoutingContext ctx) {
+    Throwable failure = ctx.failure();
+    if (failure instanceof ApiError e) {
+      responses.error(ctx, e);
+      return;
+    }
+    String what = ctx.request().method() + " " + ctx.request().path();
+    if (failure instanceof HttpClosedException || ctx.response().closed()) {
+      LOG.debug("{}: the client went away before it was answered ({})", what, String.valueOf(failure));
+      return;
+    }
+    int status = ctx.statusCode();
+    if (status >= 400 && status != 500) {
+      onRouterError(ctx, status);
+    } else if (status >= 200 && status < 400) {
+      // vertx-web fails with 200 when reading the request itself failed
+      responses.error(ctx, ApiError.badRequest("the request could not be read"
+        + (failure == null ? "" : ": " + failure.getMessage())));
+    } else {
+      onRouterError(ctx, 500);
+    }
+  }
+
+  private void onRouterError(RoutingContext ctx, int code) {
     if (ctx.failure() instanceof ApiError e) {
       responses.error(ctx, e);
       return;
     }
     String what = ctx.request().method() + " " + ctx.request().path();
-    ApiError error = switch (ctx.statusCode()) {
+    ApiError error = switch (code) {
       case 404 -> ApiError.notFound("no such resource: " + what);
       case 405 -> ApiError.of(405, "method not allowed: " + what);
       case 413 -> ApiError.of(413, "the body exceeds the limit of " + options.getMaxBodyBytes() + " bytes");
-      case 400 -> ApiError.badRequest("bad request");
+      case 400 -> ApiError.badRequest(badRequest(ctx, what));
       case 500 -> null;
-      default -> ApiError.of(ctx.statusCode(), "request refused");
+      default -> ApiError.of(code, "request refused");
     };
     if (error == null) {
       LOG.warn("{} failed", what, ctx.failure());
       error = ApiError.of(500, "internal error");
     }
     responses.error(ctx, error);
+  }
+
+  /** @return what is wrong with a request vertx-web refused with 400 */
+  private static String badRequest(RoutingContext ctx, String what) {
+    Throwable failure = ctx.failure();
+    if (failure != null && failure.getMessage() != null) {
+      return "bad request: " + failure.getMessage();
+    }
+    // a failure while routing leaves none on the context: the path or the query did not decode
+    return "bad request: " + what + " is not a valid path and query (a malformed percent-escape?)";
   }
 }

@@ -8,6 +8,7 @@ import io.vertx.core.Future;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.util.ArrayList;
@@ -46,8 +47,11 @@ final class InfoRoutes {
   }
 
   /**
-   * {@code GET /health} → {@code {status: UP|DEGRADED|DOWN|DRAINING, servers: {name: status
-   * document}}}: 200 when every server is READY, 503 otherwise.
+   * {@code GET /health} → {@code {status: UP|DEGRADED|DRAINING, notReady: [name...], servers:
+   * {name: {status, ready, restarts, toolCount, detail?, attempt?}}}}. It says whether this
+   * instance serves: 200 while it does, even with MCP servers not READY (DEGRADED: their tools
+   * are missing from the catalog until they are, and they keep being retried), and 503 only
+   * while it drains, so a load balancer does not take every instance out for one server.
    */
   void health(RoutingContext ctx) {
     List<Future<JsonObject>> statuses = new ArrayList<>();
@@ -57,23 +61,26 @@ final class InfoRoutes {
     }
     Future.join(statuses).onComplete(done -> {
       JsonObject byServer = new JsonObject();
-      int ready = 0;
+      JsonArray notReady = new JsonArray();
       for (int i = 0; i < servers.size(); i++) {
         JsonObject s = statuses.get(i).result();
-        JsonObject brief = new JsonObject().put("status", s.getString("status", "UNKNOWN"))
+        boolean ready = "READY".equals(s.getString("status"));
+        JsonObject brief = new JsonObject().put("status", s.getString("status", "UNKNOWN")).put("ready", ready)
           .put("restarts", s.getValue("restarts")).put("toolCount", s.getValue("toolCount"));
         if (s.getString("detail") != null) {
           brief.put("detail", s.getString("detail"));
         }
+        if (s.getValue("attempt") instanceof JsonObject attempt) {
+          brief.put("attempt", attempt);
+        }
         byServer.put(servers.get(i), brief);
-        if ("READY".equals(brief.getString("status"))) {
-          ready++;
+        if (!ready) {
+          notReady.add(servers.get(i));
         }
       }
-      String overall = admission.draining() ? "DRAINING"
-        : ready == servers.size() ? "UP" : ready > 0 ? "DEGRADED" : "DOWN";
-      int status = "UP".equals(overall) ? 200 : 503;
-      responses.json(ctx, status, new JsonObject().put("status", overall).put("servers", byServer));
+      String overall = admission.draining() ? "DRAINING" : notReady.isEmpty() ? "UP" : "DEGRADED";
+      int status = "DRAINING".equals(overall) ? 503 : 200;
+      responses.json(ctx, status, new JsonObject().put("status", overall).put("notReady", notReady).put("servers", byServer));
     });
   }
 

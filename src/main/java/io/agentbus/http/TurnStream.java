@@ -15,8 +15,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Streams one turn as Server-Sent Events: subscribe to the conversation's events before the
- * turn is sent ({@link #subscribe()}), then forward each turn event as {@code event: <type>}
- * with the event JSON as {@code data}, and end after {@code done}.
+ * turn is sent ({@link #subscribe()}), then forward each event of this request's turn as
+ * {@code event: <type>} with the event JSON as {@code data}, and end after {@code done}.
+ *
+ * <p>Only events that carry this request's {@code requestId} are ours: another caller's turn
+ * on the same conversation (another tenant's, whose send is refused with 404 only after its
+ * subscription is in place) never reaches this stream. The conversation service emits the
+ * first event of a turn only after it checked the caller's tenant.
  *
  * <p>The response head is written only when the turn's {@code turn_started} arrives, so a
  * turn refused up front (404, 409, 400...) still gets a plain JSON error with its status. A
@@ -39,6 +44,7 @@ final class TurnStream {
   private final RoutingContext ctx;
   private final Responses responses;
   private final String conversationId;
+  private final String requestId;
   private final long heartbeatMs;
   private MessageConsumer<JsonObject> consumer;
   private long heartbeat = -1;
@@ -46,11 +52,13 @@ final class TurnStream {
   private boolean finished;
   private int dropped;
 
-  TurnStream(Vertx vertx, RoutingContext ctx, Responses responses, String conversationId, long heartbeatMs) {
+  TurnStream(Vertx vertx, RoutingContext ctx, Responses responses, String conversationId, String requestId,
+             long heartbeatMs) {
     this.vertx = vertx;
     this.ctx = ctx;
     this.responses = responses;
     this.conversationId = conversationId;
+    this.requestId = requestId;
     this.heartbeatMs = heartbeatMs;
   }
 
@@ -67,14 +75,11 @@ final class TurnStream {
   }
 
   private void onEvent(JsonObject event) {
-    if (finished || event == null) {
-      return;
+    if (finished || event == null || !requestId.equals(event.getValue("requestId"))) {
+      return; // another caller's turn
     }
     String type = event.getString("type");
     if (!started) {
-      if (!"turn_started".equals(type)) {
-        return; // the tail of another caller's turn: ours has not started yet
-      }
       begin();
     }
     if (FORWARDED.contains(type)) {
@@ -100,7 +105,8 @@ final class TurnStream {
       if (!started) {
         begin();
       }
-      write("done", new JsonObject().put("type", "done").put("conversationId", conversationId).put("result", reply.result()));
+      write("done", new JsonObject().put("type", "done").put("conversationId", conversationId).put("requestId", requestId)
+        .put("result", reply.result()));
       finish();
       return;
     }

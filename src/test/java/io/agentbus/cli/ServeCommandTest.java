@@ -4,7 +4,6 @@ import io.agentbus.testing.Integration;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.agentbus.cli.AgentMain;
 import io.agentbus.demo.DemoMcpServer;
 import io.agentbus.sse.SseEvent;
 import io.agentbus.sse.SseParser;
@@ -12,7 +11,6 @@ import io.agentbus.testing.InteropServers;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
@@ -20,92 +18,28 @@ import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code serve} as users run it: a separate JVM with the demo model and the demo MCP
- * server, a conversation over HTTP, then SIGTERM while a turn runs.
+ * server, a conversation over HTTP once the demo server is ready, then SIGTERM while a turn
+ * runs.
  */
 @Integration
 @ExtendWith(VertxExtension.class)
 class ServeCommandTest {
 
-  /** The child's output lines; promises complete when a line matching their pattern shows up. */
-  static final class Output {
-    final List<String> lines = new CopyOnWriteArrayList<>();
-    final Map<Pattern, Promise<Matcher>> waiting = new ConcurrentHashMap<>();
-
-    Future<Matcher> await(Vertx vertx, String regex) {
-      Promise<Matcher> p = Promise.promise();
-      Pattern pattern = Pattern.compile(regex);
-      waiting.put(pattern, p);
-      for (String line : lines) {
-        Matcher m = pattern.matcher(line);
-        if (m.find()) {
-          p.tryComplete(m);
-        }
-      }
-      return p.future();
-    }
-
-    void add(Vertx vertx, String line) {
-      lines.add(line);
-      waiting.forEach((pattern, p) -> {
-        Matcher m = pattern.matcher(line);
-        if (m.find()) {
-          vertx.runOnContext(v -> p.tryComplete(m));
-        }
-      });
-    }
-  }
-
-  private final List<Process> spawned = new CopyOnWriteArrayList<>();
+  private final List<ServeChild> spawned = new CopyOnWriteArrayList<>();
 
   @org.junit.jupiter.api.AfterEach
   void killLeftovers() {
-    spawned.forEach(p -> {
-      p.descendants().forEach(ProcessHandle::destroyForcibly);
-      p.destroyForcibly();
-    });
-  }
-
-  Process spawn(Path agent, Path mcp, Vertx vertx, Output output) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-      "-cp", System.getProperty("java.class.path"), AgentMain.class.getName(), "serve",
-      "--config", agent.toString(), "--mcp-config", mcp.toString()));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-    pb.environment().remove("ANTHROPIC_API_KEY");
-    pb.environment().remove("OPENAI_API_KEY");
-    pb.environment().remove("AGENTBUS_PORT");
-    Process p = pb.start();
-    spawned.add(p);
-    Thread reader = new Thread(() -> {
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = in.readLine()) != null) {
-          output.add(vertx, line);
-        }
-      } catch (Exception e) {
-        output.add(vertx, "reader ended: " + e);
-      }
-    }, "serve-output");
-    reader.setDaemon(true);
-    reader.start();
-    return p;
+    spawned.forEach(ServeChild::kill);
   }
 
   @Test
@@ -115,14 +49,17 @@ class ServeCommandTest {
       .put("demo", new JsonObject().put("command", demo.getString("command")).put("args", demo.getJsonArray("args")))).encode());
     Path agent = Files.writeString(dir.resolve("agent.json"),
       "{\"model\": {\"demo\": true, \"demoLatencyMs\": 300}, \"http\": {\"port\": 0}, \"drainTimeoutMs\": 20000}");
-    Output output = new Output();
-    Process serve = spawn(agent, mcp, vertx, output);
+    ServeChild child = ServeChild.spawn(vertx, agent, mcp);
+    spawned.add(child);
+    Process serve = child.process;
     HttpClient http = vertx.createHttpClient();
     List<String> events = new CopyOnWriteArrayList<>();
     Promise<Void> done = Promise.promise();
     vertx.setTimer(25_000, t -> ctx.failNow(new AssertionError("stuck; events " + events + "; output:\n"
-      + String.join("\n", output.lines))));
-    output.await(vertx, "Agentbus listening on http://127.0.0.1:(\\d+)")
+      + child.output())));
+    // serve listens without waiting for its MCP servers: wait for the demo server's tools
+    child.await("Agentbus listening on http://127.0.0.1:(\\d+)")
+      .compose(m -> child.await(ServeStartupTest.catalogGot("demo")).map(m))
       .compose(m -> {
         int port = Integer.parseInt(m.group(1));
         RequestOptions create = new RequestOptions().setMethod(HttpMethod.POST).setPort(port).setHost("127.0.0.1")
@@ -151,10 +88,10 @@ class ServeCommandTest {
           });
       })
       .compose(port -> done.future())
-      .compose(v -> output.await(vertx, "Agentbus stopped"))
+      .compose(v -> child.await("Agentbus stopped"))
       .compose(v -> vertx.executeBlocking(serve::waitFor))
       .onComplete(ctx.succeeding(exit -> ctx.verify(() -> {
-        String all = String.join("\n", output.lines);
+        String all = child.output();
         assertTrue(events.contains("tool_call_finished"), events::toString);
         assertTrue(events.get(events.size() - 1).contains("Rome: partly cloudy"), events::toString);
         assertTrue(all.contains("stopping: refusing new turns"), all);

@@ -52,7 +52,9 @@ class AgentConfigCoverageTest {
     Map.entry("maxActiveTurns", "loop.maxActiveTurns"),
     Map.entry("history", "history"),
     Map.entry("maxConversations", "maxConversations"),
-    Map.entry("idleTimeoutMs", "conversationIdleTimeoutMs"));
+    Map.entry("idleTimeoutMs", "conversationIdleTimeoutMs"),
+    Map.entry("memoryBytes", "conversationMemoryBytes"),
+    Map.entry("maxHistoryBytes", "maxHistoryBytes"));
 
   /** A value for every {@link ConversationOptions} JSON field but the model, none of them the default. */
   private static final JsonObject CONVERSATION = new JsonObject()
@@ -66,7 +68,9 @@ class AgentConfigCoverageTest {
     .put("maxActiveTurns", 12)
     .put("history", new JsonObject().put("lastTurns", 4).put("toolResultMaxChars", 300))
     .put("maxConversations", 13)
-    .put("idleTimeoutMs", 60000);
+    .put("idleTimeoutMs", 60000)
+    .put("memoryBytes", 123456789L)
+    .put("maxHistoryBytes", 654321L);
 
   /**
    * A value for every {@link HttpApiOptions} JSON field agent.json sets, none of them the
@@ -78,7 +82,10 @@ class AgentConfigCoverageTest {
     .put("tokens", new JsonObject().put("tok-1", "acme"))
     .put("maxBodyBytes", 4096)
     .put("maxInFlightTurns", 17)
-    .put("retryAfterSeconds", 3);
+    .put("retryAfterSeconds", 3)
+    .put("headerTimeoutMs", 2500)
+    .put("idleTimeoutMs", 45000)
+    .put("maxConnections", 99);
   private static final Set<String> HTTP_NOT_CONFIGURED = Set.of("servers");
 
   private static String property(Method setter) {

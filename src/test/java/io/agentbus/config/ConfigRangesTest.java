@@ -60,7 +60,10 @@ class ConfigRangesTest {
       Arguments.of("drainTimeoutMs", 0, LONG),
       Arguments.of("http.maxBodyBytes", 1, LONG),
       Arguments.of("http.maxInFlightTurns", 1, INT),
-      Arguments.of("http.retryAfterSeconds", 1, INT));
+      Arguments.of("http.retryAfterSeconds", 1, INT),
+      Arguments.of("http.headerTimeoutMs", 1, LONG),
+      Arguments.of("http.idleTimeoutMs", 1, LONG),
+      Arguments.of("http.maxConnections", 1, INT));
   }
 
   /** field of an mcp.json server entry, min, max */
@@ -192,6 +195,9 @@ class ConfigRangesTest {
       Arguments.of("HttpApiOptions", http, "maxBodyBytes", 1, LONG),
       Arguments.of("HttpApiOptions", http, "maxInFlightTurns", 1, INT),
       Arguments.of("HttpApiOptions", http, "retryAfterSeconds", 1, INT),
+      Arguments.of("HttpApiOptions", http, "headerTimeoutMs", 1, LONG),
+      Arguments.of("HttpApiOptions", http, "idleTimeoutMs", 1, LONG),
+      Arguments.of("HttpApiOptions", http, "maxConnections", 1, INT),
       Arguments.of("DispatcherOptions", dispatcher, "timeoutMs", 1, LONG),
       Arguments.of("DispatcherOptions", dispatcher, "sendTimeoutMarginMs", 0, LONG),
       Arguments.of("DispatcherOptions", dispatcher, "fallbackSendTimeoutMs", 2, LONG),

@@ -69,6 +69,9 @@ class ShippedConfigTest {
       .put("conversationInstances", AgentbusOptions.DEFAULT_CONVERSATION_INSTANCES)
       .put("conversationIdleTimeoutMs", conv.getValue("idleTimeoutMs"))
       .put("maxConversations", conv.getValue("maxConversations"))
+      .put("conversationMemoryBytes", conv.getValue("memoryBytes"))
+      .put("maxHistoryBytes", conv.getValue("maxHistoryBytes"))
+      .put("store", builtIn.store().toJson())
       .put("drainTimeoutMs", builtIn.drainTimeoutMs())
       .put("http", new HttpApiOptions(builtIn.http()).toJson());
   }

@@ -168,4 +168,28 @@ class SqliteConversationStoreTest extends ConversationStoreContract {
     }
     store = null;
   }
+
+  @Test
+  void writesQueuedTogetherCommitTogetherAndAConflictInTheGroupFailsOnlyItself() throws Exception {
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      String id = newId();
+      await(store.insert(NewConversation.of(id)));
+      ids.add(id);
+    }
+    io.vertx.core.json.JsonObject m = new io.vertx.core.json.JsonObject().put("role", "user").put("content", "hi");
+    List<Future<TurnCommit>> commits = new ArrayList<>();
+    for (String id : ids) {
+      commits.add(store.appendTurn(id, 0, List.of(m), null));
+    }
+    // queued behind the first writes: commits in a group with them, and conflicts alone
+    Future<TurnCommit> stale = store.appendTurn(ids.get(0), 0, List.of(m), null);
+    for (Future<TurnCommit> f : commits) {
+      assertEquals(1, await(f).version());
+    }
+    assertEquals(Kind.CONFLICT, failure(stale).kind());
+    for (String id : ids) {
+      assertEquals(1, await(store.load(id)).messages().size(), "exactly the one committed turn of " + id);
+    }
+  }
 }

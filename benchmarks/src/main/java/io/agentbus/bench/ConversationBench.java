@@ -94,6 +94,11 @@ final class ConversationBench {
       case "agentbus-http" -> new AgentbusHttpSubject(w, mockPort, cfg.c(), mcpPort);
       case "serve" -> new ServeSubject(w, mockPort, cfg.c(), mcpPort, false);
       case "serve-sse" -> new ServeSubject(w, mockPort, cfg.c(), mcpPort, true);
+      case "serve-memory" -> new ServeSubject(w, mockPort, cfg.c(), mcpPort, false, "memory",
+        new JsonObject().put("type", "memory"));
+      case "serve-postgres" -> new ServeSubject(w, mockPort, cfg.c(), mcpPort, false, "postgres",
+        new JsonObject().put("type", "postgres").put("schema", "agentbus_bench")
+          .put("uri", System.getenv().getOrDefault("BENCH_PG_URI", "postgresql://postgres@127.0.0.1:5432/test")));
       case "agentbus-h2" -> new AgentbusSubject(w, mockPort, cfg.c(), true, false, mcpPort);
       case "langchain4j" -> new LangChain4jSubject(w, mockPort, cfg.c(), false, true, mcpPort, cfg.peerPinsHttp11());
       case "langchain4j-vt" -> new LangChain4jSubject(w, mockPort, cfg.c(), true, true, mcpPort, cfg.peerPinsHttp11());

@@ -44,6 +44,11 @@ import java.util.regex.Pattern;
  * PATH, what a user types); {@code BENCH_SERVE_JVM_OPTS} adds JVM options (for profiling);
  * {@code BENCH_SERVE_JAR} runs another build (default {@code target/agentbus.jar}), to compare
  * two builds in one sitting.
+ *
+ * <p>The store variants ({@code serve-memory}, {@code serve-postgres}) run the same with the
+ * shipped {@code conf/agent.json} plus one {@code store} object, passed as {@code --config}: the
+ * conversation store is the only difference from {@code serve} (whose store is the shipped
+ * default, SQLite in {@code data/agentbus.db}).
  */
 final class ServeSubject implements Subject {
 
@@ -59,6 +64,8 @@ final class ServeSubject implements Subject {
   private final boolean sseApi;
   private final JsonObject createBody;
   private final long requestTimeoutMs;
+  private final String variant;
+  private final JsonObject store;
   private Path dir;
   private Process process;
   private Vertx vertx;
@@ -70,6 +77,17 @@ final class ServeSubject implements Subject {
    *     text/event-stream}, a chat front end's way) instead of one JSON answer
    */
   ServeSubject(Workload workload, int mockPort, int maxInFlight, Integer httpMcpPort, boolean sseApi) {
+    this(workload, mockPort, maxInFlight, httpMcpPort, sseApi, null, null);
+  }
+
+  /**
+   * @param variant the name's suffix ({@code memory}, {@code postgres}), or {@code null}
+   * @param store the {@code store} object to run with, or {@code null} for the shipped config
+   */
+  ServeSubject(Workload workload, int mockPort, int maxInFlight, Integer httpMcpPort, boolean sseApi, String variant,
+               JsonObject store) {
+    this.variant = variant;
+    this.store = store;
     this.workload = workload;
     this.mockPort = mockPort;
     this.maxInFlight = maxInFlight;
@@ -81,7 +99,7 @@ final class ServeSubject implements Subject {
 
   @Override
   public String name() {
-    return sseApi ? "serve-sse" : "serve";
+    return (sseApi ? "serve-sse" : "serve") + (variant == null ? "" : "-" + variant);
   }
 
   @Override
@@ -144,6 +162,13 @@ final class ServeSubject implements Subject {
       cmd.addAll(List.of(opts.trim().split("\\s+")));
     }
     cmd.addAll(List.of("-jar", jar.toString(), "serve", "--mcp-config", mcpConfig.toString()));
+    if (store != null) {
+      Path shipped = Path.of("conf/agent.json");
+      JsonObject agent = Files.exists(shipped) ? new JsonObject(Files.readString(shipped)) : new JsonObject();
+      Path agentConfig = dir.resolve("agent.json");
+      Files.writeString(agentConfig, agent.put("store", store).encodePrettily());
+      cmd.addAll(List.of("--config", agentConfig.toString()));
+    }
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(dir.resolve("stdout.log").toFile());
     Map<String, String> env = pb.environment();
     env.keySet().removeIf(k -> k.startsWith("AGENTBUS_") || k.startsWith("OPENAI_") || k.startsWith("ANTHROPIC_"));

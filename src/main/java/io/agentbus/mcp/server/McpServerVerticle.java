@@ -11,6 +11,7 @@ import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.mcp.transport.McpTransport;
 import io.agentbus.metrics.AgentbusMetrics;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
@@ -30,7 +31,12 @@ import org.slf4j.LoggerFactory;
  * jitter, DOWN after repeated failures) and its event-bus address
  * {@code agentbus.mcp.<name>} (actions {@code tools/list}, {@code tools/call},
  * {@code status}). Deploy it with the server's {@link McpServerOptions#toJson()} as config.
- * Deployment completes after the first connection attempt, whether it succeeded or not.
+ * Deployment completes after the first connection attempt, whether it succeeded or not; a
+ * verticle made by {@link #connectingInBackground()} completes it as soon as it serves its
+ * address, and connects in the background ({@link #firstAttempt()}, {@link #firstReady()} tell
+ * how far it got). Either way its address answers from the start: {@code status} says
+ * {@code STARTING} (with the running attempt's phase), {@code tools/list} lists no tools yet
+ * and calls wait for READY within their deadline.
  *
  * <p><b>One deadline per call.</b> A {@code tools/call} may carry {@code budgetMs}, what is
  * left of its caller's deadline. The call's hard limit is {@code min(budgetMs,
@@ -100,6 +106,16 @@ public class McpServerVerticle extends VerticleBase {
     }
   }
 
+  /** What a connection attempt that has not ended yet is doing, by its client's status. */
+  private static String phase(McpClient.Status status) {
+    return switch (status) {
+      case NEW, CONNECTING -> "connecting";
+      case INITIALIZING -> "initializing";
+      case READY -> "listing tools";
+      case CLOSING, CLOSED -> "closing";
+    };
+  }
+
   /** The client said the call cannot be sent now (connection not READY): it never started. */
   private static final class NotReady extends RuntimeException {
     NotReady(String message) {
@@ -109,6 +125,9 @@ public class McpServerVerticle extends VerticleBase {
 
   private final Function<McpServerOptions, McpTransport> transports;
   private final long stableAfterMs;
+  private final boolean awaitFirstAttempt;
+  private final Promise<Void> firstAttempt = Promise.promise();
+  private final Promise<Void> firstReady = Promise.promise();
   private McpServerOptions options;
   private String name;
   private ToolFilter filter;
@@ -122,54 +141,118 @@ public class McpServerVerticle extends VerticleBase {
   private long restarts;
   private long restartTimer = -1;
   private long stableTimer = -1;
+  /** When the running connection attempt began (nanoTime), or -1 when none runs. */
+  private long attemptStartNanos = -1;
   private boolean stopping;
   private MessageConsumer<JsonObject> consumer;
   /** Calls waiting for READY, FIFO. */
   private final LinkedHashSet<Parked> parked = new LinkedHashSet<>();
 
-  /** The transport the options describe; the connection counts as stable after {@link #STABLE_AFTER_MS}. */
+  /**
+   * The transport the options describe; the connection counts as stable after
+   * {@link #STABLE_AFTER_MS}; deployment waits for the first connection attempt.
+   */
   public McpServerVerticle() {
     this(null, STABLE_AFTER_MS);
+  }
+
+  /**
+   * Like {@link #McpServerVerticle()}, but deployment completes as soon as the verticle serves
+   * its address: the server connects in the background, so a server that is slow or hangs
+   * while starting holds up nothing but its own calls.
+   */
+  public static McpServerVerticle connectingInBackground() {
+    return new McpServerVerticle(null, STABLE_AFTER_MS, false);
+  }
+
+  /**
+   * Deployment waits for the first connection attempt.
+   *
+   * @param transports makes the transport of each connection attempt, on the verticle's context
+   *     ({@code null}: the one the options describe); lets an embedder or a test supply its own
+   * @param stableAfterMs how long a connection must stay READY to reset the failure count
+   */
+  public McpServerVerticle(Function<McpServerOptions, McpTransport> transports, long stableAfterMs) {
+    this(transports, stableAfterMs, true);
   }
 
   /**
    * @param transports makes the transport of each connection attempt, on the verticle's context
    *     ({@code null}: the one the options describe); lets an embedder or a test supply its own
    * @param stableAfterMs how long a connection must stay READY to reset the failure count
+   * @param awaitFirstAttempt whether deployment waits for the first connection attempt to end
+   *     ({@code false}: it completes once the address is served; see {@link #firstAttempt()})
    */
-  public McpServerVerticle(Function<McpServerOptions, McpTransport> transports, long stableAfterMs) {
+  public McpServerVerticle(Function<McpServerOptions, McpTransport> transports, long stableAfterMs, boolean awaitFirstAttempt) {
     if (stableAfterMs < 1) {
       throw new IllegalArgumentException("stableAfterMs must be >= 1");
     }
     this.transports = transports;
     this.stableAfterMs = stableAfterMs;
+    this.awaitFirstAttempt = awaitFirstAttempt;
+  }
+
+  /**
+   * Completes once the first connection attempt has ended, whether the server became READY or
+   * not (it then keeps being restarted), or the verticle stopped first; fails if the verticle
+   * could not start. Callbacks run on the verticle's context.
+   */
+  public Future<Void> firstAttempt() {
+    return firstAttempt.future();
+  }
+
+  /**
+   * Completes the first time the server is READY; fails if the verticle could not start or
+   * stopped before that. It may never complete: a server that never answers keeps being
+   * retried. Callbacks run on the verticle's context.
+   */
+  public Future<Void> firstReady() {
+    return firstReady.future();
   }
 
   @Override
   public Future<?> start() {
-    SharedJsonCodec.register(vertx);
-    options = new McpServerOptions(config());
-    name = options.getName();
-    filter = new ToolFilter(options.getAllowedTools(), options.getDisabledTools());
-    backoff = new RestartBackoff(options.getRestartInitialBackoffMs(), options.getRestartMaxBackoffMs());
-    gate = new CallGate(vertx, name, options.getMaxConcurrentCalls(), options.getMaxQueuedCalls());
+    try {
+      SharedJsonCodec.register(vertx);
+      options = new McpServerOptions(config());
+      name = options.getName();
+      filter = new ToolFilter(options.getAllowedTools(), options.getDisabledTools());
+      backoff = new RestartBackoff(options.getRestartInitialBackoffMs(), options.getRestartMaxBackoffMs());
+      gate = new CallGate(vertx, name, options.getMaxConcurrentCalls(), options.getMaxQueuedCalls());
+    } catch (RuntimeException e) {
+      firstAttempt.tryFail(e);
+      firstReady.tryFail(e);
+      throw e;
+    }
     consumer = vertx.eventBus().localConsumer(Addresses.mcp(name), this::onRequest);
-    return consumer.completion().compose(v -> connect());
+    return consumer.completion()
+      .onFailure(err -> {
+        firstAttempt.tryFail(err);
+        firstReady.tryFail(err);
+      })
+      .compose(v -> {
+        Future<Void> attempt = connect();
+        return awaitFirstAttempt ? attempt : Future.succeededFuture();
+      });
   }
 
   @Override
   public Future<?> stop() {
     stopping = true;
+    attemptStartNanos = -1;
     vertx.cancelTimer(restartTimer);
     vertx.cancelTimer(stableTimer);
     gate.failQueued(failure(FailureCodes.UNAVAILABLE, NOT_STARTED + "server '" + name + "' is stopping"));
     setState(ServerState.STOPPED, null);
+    firstAttempt.tryComplete();
+    firstReady.tryFail(new IllegalStateException("server '" + name + "' stopped before it was ever ready"));
     return client == null ? Future.succeededFuture() : client.close();
   }
 
   private Future<Void> connect() {
     McpClient c = transports == null ? McpClient.create(vertx, options) : McpClient.create(vertx, options, transports.apply(options));
     client = c;
+    attemptStartNanos = System.nanoTime();
     c.toolsChangedHandler(list -> {
       if (client == c) {
         updateTools(list);
@@ -182,8 +265,10 @@ public class McpServerVerticle extends VerticleBase {
     });
     return c.connect().<Void>map(init -> {
       if (client == c && !stopping) {
+        attemptStartNanos = -1;
         updateTools(c.tools());
         setState(ServerState.READY, null);
+        firstReady.tryComplete();
         stableTimer = vertx.setTimer(stableAfterMs, t -> {
           stableTimer = -1;
           if (client == c && state == ServerState.READY && consecutiveFailures > 0) {
@@ -197,12 +282,13 @@ public class McpServerVerticle extends VerticleBase {
       return null;
     }).recover(err -> {
       if (client == c && !stopping) {
+        attemptStartNanos = -1;
         LOG.warn("[{}] failed to start: {}", name, err.getMessage());
         consecutiveFailures++;
         scheduleRestart(err.getMessage());
       }
       return Future.succeededFuture();
-    });
+    }).andThen(ar -> firstAttempt.tryComplete());
   }
 
   private void onCrash(Throwable err) {
@@ -266,6 +352,11 @@ public class McpServerVerticle extends VerticleBase {
       .put("waitingCalls", parked.size());
     if (detail != null) {
       s.put("detail", detail);
+    }
+    if (client != null && state != ServerState.READY && attemptStartNanos >= 0) {
+      s.put("attempt", new JsonObject().put("phase", phase(client.status()))
+        .put("elapsedMs", (System.nanoTime() - attemptStartNanos) / 1_000_000L)
+        .put("connectTimeoutMs", options.getConnectTimeoutMs()));
     }
     if (client != null && state == ServerState.READY) {
       s.put("protocolVersion", client.protocolVersion());

@@ -1,5 +1,6 @@
 package io.agentbus.store.impl;
 
+import io.agentbus.limits.JsonHeap;
 import io.agentbus.store.ConversationPage;
 import io.agentbus.store.ConversationStore;
 import io.agentbus.store.ConversationSummary;
@@ -15,23 +16,58 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The {@code memory} store: immutable entries in a concurrent map, replaced atomically per
  * conversation (so two writers on one version still conflict). Objects are copied in and out,
  * as a database would. Every future is already complete.
+ *
+ * <p>It is bounded by the estimated heap its conversations hold ({@link JsonHeap}): an insert
+ * or a turn past {@link #DEFAULT_MAX_BYTES} (a quarter of the maximum heap) fails with
+ * UNAVAILABLE and says so, instead of running the JVM out of memory.
  */
 public final class MemoryConversationStore implements ConversationStore {
 
   private static final Comparator<Entry> NEWEST_FIRST =
     Comparator.comparingLong(Entry::updatedAt).thenComparing(Entry::id).reversed();
 
+  /** The heap all conversations may hold by default: a quarter of the maximum heap. */
+  public static final long DEFAULT_MAX_BYTES = Runtime.getRuntime().maxMemory() / 4;
+  /** What a conversation holds before its first message (settings, usage, bookkeeping). */
+  private static final long ENTRY_BYTES = 512;
+
   private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+  private final AtomicLong bytes = new AtomicLong();
+  private final long maxBytes;
   private volatile boolean closed;
 
   /** One conversation; never mutated, replaced whole. */
   private record Entry(String id, String tenant, String title, String system, JsonObject tools, long createdAt,
-                       long updatedAt, long version, JsonObject usage, List<JsonObject> messages) {
+                       long updatedAt, long version, JsonObject usage, List<JsonObject> messages, long bytes) {
+  }
+
+  /** A store bounded by {@link #DEFAULT_MAX_BYTES}. */
+  public MemoryConversationStore() {
+    this(DEFAULT_MAX_BYTES);
+  }
+
+  /** @param maxBytes the estimated heap all conversations may hold */
+  public MemoryConversationStore(long maxBytes) {
+    if (maxBytes < 1) {
+      throw new IllegalArgumentException("maxBytes must be >= 1");
+    }
+    this.maxBytes = maxBytes;
+  }
+
+  /** Reserves {@code n} bytes, or fails with UNAVAILABLE when they would not fit. */
+  private void reserve(long n) {
+    if (bytes.addAndGet(n) > maxBytes) {
+      bytes.addAndGet(-n);
+      throw new StoreException(Kind.UNAVAILABLE, "conversation store memory is full: its conversations hold about "
+        + bytes.get() / 1024 + " KiB of its " + maxBytes / 1024 + " KiB; delete conversations, or use the sqlite or "
+        + "postgres store");
+    }
   }
 
   @Override
@@ -45,9 +81,12 @@ public final class MemoryConversationStore implements ConversationStore {
       checkOpen();
       Objects.requireNonNull(c, "'conversation' cannot be null");
       long now = System.currentTimeMillis();
+      long size = ENTRY_BYTES + JsonHeap.estimate(c.tools()) + JsonHeap.estimate(c.system());
       Entry entry = new Entry(c.id(), c.tenant(), c.title(), c.system(), c.tools().copy(), now, now, 0,
-        new JsonObject(), List.of());
+        new JsonObject(), List.of(), size);
+      reserve(size);
       if (entries.putIfAbsent(c.id(), entry) != null) {
+        bytes.addAndGet(-size);
         throw new StoreException(Kind.CONFLICT, "conversation " + c.id() + " already exists");
       }
       return Future.succeededFuture(toStored(entry));
@@ -78,23 +117,30 @@ public final class MemoryConversationStore implements ConversationStore {
       StoreSupport.checkTurn(id, expectedVersion, messages);
       List<JsonObject> copies = new ArrayList<>(messages.size());
       messages.forEach(m -> copies.add(m.copy()));
+      long added = copies.stream().mapToLong(JsonHeap::estimate).sum();
+      reserve(added);
       Entry[] committed = new Entry[1];
-      entries.compute(id, (key, old) -> {
-        if (old == null) {
-          throw StoreSupport.notFound(id);
-        }
-        if (old.version() != expectedVersion) {
-          throw StoreSupport.conflict(id, expectedVersion, old.version());
-        }
-        List<JsonObject> all = new ArrayList<>(old.messages().size() + copies.size());
-        all.addAll(old.messages());
-        all.addAll(copies);
-        String title = old.title() != null ? old.title() : StoreSupport.title(copies);
-        long now = Math.max(System.currentTimeMillis(), old.updatedAt());
-        committed[0] = new Entry(id, old.tenant(), title, old.system(), old.tools(), old.createdAt(), now,
-          old.version() + 1, StoreSupport.mergeUsage(old.usage(), usage), List.copyOf(all));
-        return committed[0];
-      });
+      try {
+        entries.compute(id, (key, old) -> {
+          if (old == null) {
+            throw StoreSupport.notFound(id);
+          }
+          if (old.version() != expectedVersion) {
+            throw StoreSupport.conflict(id, expectedVersion, old.version());
+          }
+          List<JsonObject> all = new ArrayList<>(old.messages().size() + copies.size());
+          all.addAll(old.messages());
+          all.addAll(copies);
+          String title = old.title() != null ? old.title() : StoreSupport.title(copies);
+          long now = Math.max(System.currentTimeMillis(), old.updatedAt());
+          committed[0] = new Entry(id, old.tenant(), title, old.system(), old.tools(), old.createdAt(), now,
+            old.version() + 1, StoreSupport.mergeUsage(old.usage(), usage), List.copyOf(all), old.bytes() + added);
+          return committed[0];
+        });
+      } catch (RuntimeException e) {
+        bytes.addAndGet(-added);
+        throw e;
+      }
       Entry e = committed[0];
       return Future.succeededFuture(new TurnCommit(e.version(), e.updatedAt(), e.messages().size(), e.usage().copy(), e.title()));
     } catch (RuntimeException e) {
@@ -141,9 +187,11 @@ public final class MemoryConversationStore implements ConversationStore {
     try {
       checkOpen();
       StoreSupport.checkId(id);
-      if (entries.remove(id) == null) {
+      Entry removed = entries.remove(id);
+      if (removed == null) {
         throw StoreSupport.notFound(id);
       }
+      bytes.addAndGet(-removed.bytes());
       return Future.succeededFuture();
     } catch (RuntimeException e) {
       return Future.failedFuture(e);

@@ -47,6 +47,10 @@ final class PgErrors {
     if (cause instanceof ClosedConnectionException || cause instanceof IOException) {
       return true;
     }
+    if (cause instanceof VertxException && String.valueOf(cause.getMessage()).contains("Connection is not active")) {
+      // a pooled connection the server closed, met before the pool saw the close
+      return true;
+    }
     if (cause instanceof PgException pg && pg.getSqlState() != null) {
       String state = pg.getSqlState();
       return state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03");

@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@code sqlite} store: one file in WAL mode, one connection on one dedicated thread
  * ({@link SqliteWorker}). Writes take the write lock up front ({@code BEGIN IMMEDIATE}), so two
- * processes on one file serialize too, and the version check decides between them.
+ * processes on one file serialize too, and the version check decides between them; writes
+ * queued together commit together (group commit, see {@link SqliteWorker}).
  */
 public final class SqliteConversationStore implements ConversationStore {
 
@@ -172,7 +173,7 @@ public final class SqliteConversationStore implements ConversationStore {
   public Future<StoredConversation> insert(NewConversation conv) {
     Objects.requireNonNull(conv, "'conversation' cannot be null");
     String tools = conv.tools().encode();
-    return worker.submit("insert " + conv.id(), c -> {
+    return worker.submitWrite("insert " + conv.id(), c -> {
       long now = System.currentTimeMillis();
       try (PreparedStatement ps = c.prepareStatement("INSERT INTO conversations (id, tenant, title, system_prompt, tools, "
         + "created_at, updated_at, version, message_count, usage) VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0, '{}') ON CONFLICT (id) DO NOTHING")) {
@@ -260,7 +261,7 @@ public final class SqliteConversationStore implements ConversationStore {
     }
     String title = StoreSupport.title(messages);
     JsonObject turnUsage = usage == null ? null : usage.copy();
-    return worker.submit("appendTurn " + id, c -> inTransaction(c, () -> {
+    return worker.submitWrite("appendTurn " + id, c -> {
       long version;
       int count;
       JsonObject totals;
@@ -315,7 +316,7 @@ public final class SqliteConversationStore implements ConversationStore {
         }
       }
       return new TurnCommit(newVersion, now, count + encoded.size(), merged, newTitle);
-    }));
+    });
   }
 
   @Override
@@ -386,7 +387,7 @@ public final class SqliteConversationStore implements ConversationStore {
     } catch (StoreException e) {
       return Future.failedFuture(e);
     }
-    return worker.submit("delete " + id, c -> inTransaction(c, () -> {
+    return worker.submitWrite("delete " + id, c -> {
       try (PreparedStatement ps = c.prepareStatement("DELETE FROM conversations WHERE id = ?")) {
         ps.setString(1, id);
         if (ps.executeUpdate() == 0) {
@@ -398,7 +399,7 @@ public final class SqliteConversationStore implements ConversationStore {
         ps.executeUpdate();
       }
       return null;
-    }));
+    });
   }
 
   @Override

@@ -8,6 +8,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -25,6 +26,12 @@ import org.slf4j.LoggerFactory;
  * comes first, the deadline or the outcome, completes the job's promise: a job whose deadline
  * passed while it waited is never run. On close, the waiting jobs fail.
  *
+ * <p>Writes are committed in groups: a write job takes the writes queued behind it (up to
+ * {@value #MAX_GROUP}) into one transaction, each inside a savepoint of its own, so one
+ * write's failure (a version conflict) rolls back that write alone, and one commit (one sync
+ * to disk) serves the whole group. Under load the groups grow, so the disk's sync rate no
+ * longer bounds the write rate; with nothing queued a write commits alone at once.
+ *
  * <p>The JDBC connection is touched by the worker thread only. It is opened lazily and dropped
  * after an error that may have broken it, so the next job reopens it: the store recovers by
  * itself once the file is usable again.
@@ -32,6 +39,8 @@ import org.slf4j.LoggerFactory;
 final class SqliteWorker {
 
   private static final Logger log = LoggerFactory.getLogger(SqliteWorker.class);
+  /** The most writes committed in one transaction. */
+  static final int MAX_GROUP = 128;
 
   /** Work run on the worker thread with the open connection. */
   interface Work<T> {
@@ -73,10 +82,26 @@ final class SqliteWorker {
    *     closed, TIMEOUT past the deadline
    */
   <T> Future<T> submit(String op, Work<T> work) {
+    return submit(op, work, false);
+  }
+
+  /**
+   * Queues a write: {@code work} runs inside a transaction the worker opens and commits (it
+   * must not begin or end one itself), possibly with other writes; its outcome is reported only
+   * once that transaction committed.
+   *
+   * @param op the operation's name, for errors
+   * @return its outcome on the caller's context, as {@link #submit}
+   */
+  <T> Future<T> submitWrite(String op, Work<T> work) {
+    return submit(op, work, true);
+  }
+
+  private <T> Future<T> submit(String op, Work<T> work, boolean write) {
     if (closed.get()) {
       return Future.failedFuture(closedError(op));
     }
-    Job<T> job = new Job<>(op, work, vertx.getOrCreateContext());
+    Job<T> job = new Job<>(op, work, vertx.getOrCreateContext(), write);
     job.timer = vertx.setTimer(timeoutMs, t -> job.expire());
     try {
       executor.execute(job);
@@ -163,6 +188,53 @@ final class SqliteWorker {
     };
   }
 
+  /**
+   * Runs {@code first} and the writes queued right behind it in one transaction (on the worker
+   * thread). A failure of the transaction itself (BEGIN, a broken savepoint, COMMIT) fails every
+   * write of the group: none of them is stored.
+   */
+  private void runGroup(Job<?> first) {
+    List<Job<?>> group = new ArrayList<>();
+    group.add(first);
+    while (group.size() < MAX_GROUP && executor.getQueue().peek() instanceof Job<?> next && next.write) {
+      if (executor.getQueue().remove(next) && next.state.compareAndSet(Job.QUEUED, Job.RUNNING)) {
+        group.add(next);
+      }
+    }
+    Throwable groupFailure = null;
+    Connection c = null;
+    try {
+      c = connection();
+      try (Statement s = c.createStatement()) {
+        s.execute("BEGIN IMMEDIATE");
+      }
+      try {
+        for (Job<?> job : group) {
+          job.runInGroup(c);
+        }
+        try (Statement s = c.createStatement()) {
+          s.execute("COMMIT");
+        }
+      } catch (Throwable e) {
+        try (Statement s = c.createStatement()) {
+          s.execute("ROLLBACK");
+        } catch (SQLException rollback) {
+          e.addSuppressed(rollback);
+        }
+        throw e;
+      }
+    } catch (Throwable e) {
+      groupFailure = e;
+      if (breaksConnection(e) || c == null) {
+        log.warn("{}: {} writes failed ({}); the connection is reopened on the next request", store, group.size(), e.getMessage());
+        dropConnection();
+      }
+    }
+    for (Job<?> job : group) {
+      job.reportGroup(groupFailure);
+    }
+  }
+
   private final class Job<T> implements Runnable {
 
     private static final int QUEUED = 0;
@@ -174,12 +246,16 @@ final class SqliteWorker {
     final Context context;
     final Promise<T> promise = Promise.promise();
     final AtomicInteger state = new AtomicInteger(QUEUED);
+    final boolean write;
     volatile long timer;
+    private T result;
+    private Throwable failure;
 
-    Job(String op, Work<T> work, Context context) {
+    Job(String op, Work<T> work, Context context, boolean write) {
       this.op = op;
       this.work = work;
       this.context = context;
+      this.write = write;
     }
 
     @Override
@@ -187,20 +263,51 @@ final class SqliteWorker {
       if (!state.compareAndSet(QUEUED, RUNNING)) {
         return;
       }
-      T result = null;
-      Throwable failure = null;
+      if (write) {
+        runGroup(this);
+        return;
+      }
+      T value = null;
+      Throwable error = null;
       try {
-        result = work.run(connection());
+        value = work.run(connection());
       } catch (Throwable e) {
-        failure = e;
+        error = e;
         if (breaksConnection(e)) {
           log.warn("{}: {} failed ({}); the connection is reopened on the next request", store, op, e.getMessage());
           dropConnection();
         }
       }
+      report(value, error);
+    }
+
+    /** Runs this write inside the group's transaction, in a savepoint of its own. */
+    void runInGroup(Connection c) throws SQLException {
+      try (Statement s = c.createStatement()) {
+        s.execute("SAVEPOINT agentbus_write");
+      }
+      try {
+        result = work.run(c);
+      } catch (Exception e) {
+        failure = e;
+        try (Statement s = c.createStatement()) {
+          s.execute("ROLLBACK TO agentbus_write");
+        }
+      }
+      try (Statement s = c.createStatement()) {
+        s.execute("RELEASE agentbus_write");
+      }
+    }
+
+    /** Reports what {@link #runInGroup} left, or {@code groupFailure} when the group did not commit. */
+    void reportGroup(Throwable groupFailure) {
+      report(groupFailure != null ? null : result, groupFailure != null ? groupFailure : failure);
+    }
+
+    private void report(T value, Throwable error) {
       state.set(DONE);
-      T r = result;
-      StoreException f = failure == null ? null : map(op, failure);
+      T r = value;
+      StoreException f = error == null ? null : map(op, error);
       context.runOnContext(v -> {
         vertx.cancelTimer(timer);
         if (f == null) {
