@@ -1,10 +1,10 @@
 package io.agentbus.http;
 
+import io.agentbus.limits.FileDescriptors;
 import io.agentbus.limits.MemoryBudget;
 import io.agentbus.options.OptionsJson;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -58,7 +58,7 @@ public class HttpApiOptions {
    * half of it (the model clients keep to a quarter, the rest is for MCP servers' pipes, files
    * and the JVM), so idle or slow clients can never take every descriptor.
    */
-  public static final int DEFAULT_MAX_CONNECTIONS = maxConnectionsFor(maxFileDescriptors());
+  public static final int DEFAULT_MAX_CONNECTIONS = maxConnectionsFor(FileDescriptors.max());
 
   private String host = DEFAULT_HOST;
   private int port = DEFAULT_PORT;
@@ -313,16 +313,6 @@ public class HttpApiOptions {
       return UNKNOWN_FD_LIMIT_MAX_CONNECTIONS;
     }
     return (int) Math.min(Integer.MAX_VALUE, Math.max(MIN_DEFAULT_MAX_CONNECTIONS, maxFileDescriptors / 2));
-  }
-
-  /** @return the process's file-descriptor limit, or {@code -1} where the JVM does not tell */
-  private static long maxFileDescriptors() {
-    try {
-      return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean unix
-          ? unix.getMaxFileDescriptorCount() : -1;
-    } catch (LinkageError e) {
-      return -1;
-    }
   }
 
   /** @return the MCP servers whose status {@code /health} reports */

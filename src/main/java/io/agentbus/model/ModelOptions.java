@@ -1,9 +1,9 @@
 package io.agentbus.model;
 
+import io.agentbus.limits.FileDescriptors;
 import io.agentbus.limits.MemoryBudget;
 import io.agentbus.options.OptionsJson;
 import io.vertx.core.json.JsonObject;
-import java.lang.management.ManagementFactory;
 import java.util.Map;
 import java.util.Objects;
 
@@ -47,7 +47,7 @@ public class ModelOptions {
    * together stay within a quarter of the process's file-descriptor limit (the HTTP API's own
    * connections need the rest). Connections open only on demand.
    */
-  public static final int DEFAULT_MAX_CONNECTIONS = maxConnectionsFor(MemoryBudget.turns(), maxFileDescriptors(),
+  public static final int DEFAULT_MAX_CONNECTIONS = maxConnectionsFor(MemoryBudget.turns(), FileDescriptors.max(),
       Runtime.getRuntime().availableProcessors());
   /**
    * By default the queue of requests waiting for a pooled connection is unbounded ({@code -1}):
@@ -200,16 +200,6 @@ public class ModelOptions {
   static int http2MaxConnectionsFor(int turns, int clients) {
     long perClient = turns / Math.max(1, clients);
     return (int) Math.max(1, (perClient + ASSUMED_STREAMS_PER_CONNECTION - 1) / ASSUMED_STREAMS_PER_CONNECTION);
-  }
-
-  /** @return the process's file-descriptor limit, or {@code -1} where the JVM does not tell */
-  private static long maxFileDescriptors() {
-    try {
-      return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean unix
-          ? unix.getMaxFileDescriptorCount() : -1;
-    } catch (LinkageError e) {
-      return -1;
-    }
   }
 
   private static String blankToNull(String s) {

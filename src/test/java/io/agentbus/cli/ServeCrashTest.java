@@ -9,6 +9,8 @@ import io.agentbus.testing.InteropServers;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.pgclient.PgConnection;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -24,16 +26,20 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code serve} killed with SIGKILL in the middle of turns, as a crash or an OOM kill would:
- * after a restart on the same SQLite file every conversation holds exactly its finished turns,
+ * after a restart on the same store (the SQLite default, and PostgreSQL) every conversation
+ * holds exactly its finished turns,
  * every {@code tool_use} answered, and takes its next turn (the mock model checks each request
  * as the Messages API would).
  */
@@ -55,7 +61,11 @@ class ServeCrashTest {
   @AfterEach
   void stop() throws Exception {
     spawned.forEach(ServeChild::kill);
-    vertx.close().await(20, TimeUnit.SECONDS);
+    try {
+      dropSchema();
+    } finally {
+      vertx.close().await(20, TimeUnit.SECONDS);
+    }
   }
 
   private int serve(Path agent, Path mcp) throws Exception {
@@ -86,15 +96,48 @@ class ServeCrashTest {
     return new JsonObject(r.body());
   }
 
-  @Test
-  void aKilledServeLeavesEveryConversationAtItsLastFinishedTurn() throws Exception {
+  /** The PostgreSQL the store tests use; CI requires it (see PgTestSupport). */
+  private static final String PG_URI = System.getenv().getOrDefault("AGENTBUS_TEST_PG_URI",
+    "postgresql://postgres@127.0.0.1:5432/test");
+
+  private JsonObject store(String type) {
+    if ("sqlite".equals(type)) {
+      return new JsonObject().put("path", dir.resolve("data/agentbus.db").toString());
+    }
+    try {
+      PgConnection.connect(vertx, PgConnectOptions.fromUri(PG_URI)).compose(PgConnection::close).await(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      String required = System.getenv("AGENTBUS_REQUIRE_PG");
+      String why = "PostgreSQL crash test skipped: no server answers at AGENTBUS_TEST_PG_URI (" + e.getMessage() + ")";
+      if (required != null && !required.isBlank() && !required.equals("0")) {
+        throw new AssertionError("AGENTBUS_REQUIRE_PG is set but " + why, e);
+      }
+      Assumptions.abort(why);
+    }
+    pgSchema = "agentbus_crash_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    return new JsonObject().put("type", "postgres").put("uri", PG_URI).put("schema", pgSchema);
+  }
+
+  private String pgSchema;
+
+  private void dropSchema() throws Exception {
+    if (pgSchema != null) {
+      PgConnection.connect(vertx, PgConnectOptions.fromUri(PG_URI))
+        .compose(c -> c.query("DROP SCHEMA IF EXISTS " + pgSchema + " CASCADE").execute().eventually(c::close))
+        .await(30, TimeUnit.SECONDS);
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"sqlite", "postgres"})
+  void aKilledServeLeavesEveryConversationAtItsLastFinishedTurn(String storeType) throws Exception {
     JsonObject demo = InteropServers.javaMain("demo", DemoMcpServer.class).toJson();
     Path mcp = Files.writeString(dir.resolve("mcp.json"), new JsonObject().put("mcpServers", new JsonObject()
       .put("demo", new JsonObject().put("command", demo.getString("command")).put("args", demo.getJsonArray("args")))).encode());
     Path agent = Files.writeString(dir.resolve("agent.json"), new JsonObject()
       .put("model", new JsonObject().put("demo", true).put("demoLatencyMs", 400))
       .put("http", new JsonObject().put("port", 0))
-      .put("store", new JsonObject().put("path", dir.resolve("data/agentbus.db").toString())).encode());
+      .put("store", store(storeType)).encode());
     int port = serve(agent, mcp);
     List<String> ids = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
