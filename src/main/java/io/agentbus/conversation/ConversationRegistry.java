@@ -109,21 +109,21 @@ final class ConversationRegistry implements Shareable {
     return maxCount;
   }
 
-  /** @return whether one more conversation, or {@code moreBytes} more, would not fit */
-  boolean full(long moreBytes) {
-    return conversations.size() >= maxCount || heapBytes.get() + moreBytes > maxBytes;
+  /** @return whether {@code moreConversations} more conversations and {@code moreBytes} more bytes would not fit */
+  boolean full(int moreConversations, long moreBytes) {
+    return conversations.size() + moreConversations > maxCount || heapBytes.get() + moreBytes > maxBytes;
   }
 
   /**
    * Makes room: while the cache is over {@code 90%} of a bound (or {@code moreBytes} would not
    * fit), evicts the least recently active conversations that run no turn, from a sample of
-   * {@value #SAMPLE}. One caller evicts at a time; the others go on.
+   * {@value #SAMPLE}. One caller evicts at a time.
    *
-   * @return how many were evicted
+   * @return how many were evicted, or {@code -1} when another caller is making room right now
    */
   int makeRoom(long moreBytes, long nowNanos) {
     if (!evicting.compareAndSet(false, true)) {
-      return 0;
+      return -1;
     }
     try {
       int evicted = 0;

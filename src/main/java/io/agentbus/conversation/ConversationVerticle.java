@@ -223,10 +223,7 @@ public class ConversationVerticle extends VerticleBase {
         return Future.failedFuture(new Refusal(FailureCodes.INTERNAL,
           "conversation '" + id + "' cannot be loaded: " + e.getMessage(), true));
       }
-      if (conversations.full(loaded.heapBytes())) {
-        makeRoom(loaded.heapBytes());
-      }
-      if (conversations.full(loaded.heapBytes()) && conversations.get(id) == null) {
+      if (conversations.get(id) == null && !roomFor(1, loaded.heapBytes())) {
         return Future.failedFuture(memoryFull());
       }
       Conversation c = conversations.addIfAbsent(loaded);
@@ -237,11 +234,23 @@ public class ConversationVerticle extends VerticleBase {
     });
   }
 
-  private void makeRoom(long moreBytes) {
+  /**
+   * @return whether memory holds {@code moreConversations} more conversations and
+   *     {@code moreBytes} more history, once the least recently active idle ones left; while
+   *     another instance is making room, yes (the overshoot is bounded by the requests in flight)
+   */
+  private boolean roomFor(int moreConversations, long moreBytes) {
+    if (!conversations.full(moreConversations, moreBytes)) {
+      return true;
+    }
     int evicted = conversations.makeRoom(moreBytes, System.nanoTime());
+    if (evicted < 0) {
+      return true;
+    }
     if (evicted > 0) {
       AgentbusMetrics.get(vertx).conversationsClosed(evicted);
     }
+    return !conversations.full(moreConversations, moreBytes);
   }
 
   private Refusal memoryFull() {
@@ -319,12 +328,9 @@ public class ConversationVerticle extends VerticleBase {
       }
       arr.forEach(o -> patterns.add((String) o));
     }
-    if (conversations.full(0)) {
-      makeRoom(0);
-      if (conversations.full(0)) {
-        fail(msg, memoryFull());
-        return;
-      }
+    if (!roomFor(1, 0)) {
+      fail(msg, memoryFull());
+      return;
     }
     String id = ConversationIds.newId(shard);
     Conversation c = new Conversation(id, (String) tenant, system != null ? (String) system : options.getSystem(),
@@ -408,12 +414,9 @@ public class ConversationVerticle extends VerticleBase {
         + " KiB (maxHistoryBytes): start a new conversation");
       return;
     }
-    if (conversations.heapBytes() + added > conversations.maxBytes()) {
-      makeRoom(added);
-      if (conversations.heapBytes() + added > conversations.maxBytes()) {
-        fail(msg, memoryFull());
-        return;
-      }
+    if (!roomFor(0, added)) {
+      fail(msg, memoryFull());
+      return;
     }
     if (activeTurns >= options.getMaxActiveTurns()) {
       msg.fail(FailureCodes.UNAVAILABLE, "overloaded: " + activeTurns + " turns running; retry later");

@@ -1,5 +1,6 @@
 package io.agentbus.mcp.impl;
 
+import io.agentbus.limits.LogRateLimit;
 import io.agentbus.mcp.CallOptions;
 import io.agentbus.mcp.McpClient;
 import io.agentbus.mcp.McpException.Kind;
@@ -19,10 +20,15 @@ import java.util.List;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * The MCP client state machine for one connection. All state is confined to
  * {@link #context}; public methods hop onto it first.
+ *
+ * <p>Inbound messages are held to JSON-RPC 2.0: responses by {@link Responses}; a request
+ * or notification without {@code "jsonrpc": "2.0"} is dropped. Every warning a server can
+ * cause at will, and its log notifications, are rate-limited ({@link LogRateLimit}).
  */
 public final class McpClientImpl implements McpClient {
 
@@ -37,6 +43,10 @@ public final class McpClientImpl implements McpClient {
   private final String name;
   private final PendingRequests pending;
   private final ToolLister lister;
+  private final ServerLog serverLog;
+  private final Responses responses;
+  private final LogRateLimit malformed;
+  private final LogRateLimit refused;
   private Status status = Status.NEW;
   private long nextId;
   private JsonObject initializeResult;
@@ -56,6 +66,11 @@ public final class McpClientImpl implements McpClient {
     this.name = options.getName();
     this.pending = new PendingRequests(vertx, context, name, options.getMaxPendingRequests(), this::onTimeout);
     this.lister = new ToolLister(name, this::requestOnContext, this::onToolsRelisted);
+    LogRateLimit.Scheduler timers = (delayMs, task) -> vertx.setTimer(delayMs, t -> task.run());
+    this.serverLog = new ServerLog(name, timers);
+    this.responses = new Responses(name, pending, timers);
+    this.malformed = LogRateLimit.warnings(LOG, name, "messages that are not JSON-RPC 2.0", timers);
+    this.refused = LogRateLimit.lines(LOG, Level.INFO, name, "refused server requests", LogRateLimit.DEFAULT_MAX_LINES, timers);
   }
 
   private <T> Future<T> onContext(Supplier<Future<T>> action) {
@@ -230,41 +245,22 @@ public final class McpClientImpl implements McpClient {
   }
 
   private void onMessage(JsonObject msg) {
+    String versionProblem = JsonRpc.versionProblem(msg);
     if (JsonRpc.hasMethod(msg)) {
-      if (msg.getValue("id") != null) {
+      if (versionProblem != null) {
+        if (malformed.permit()) {
+          LOG.warn("[{}] dropped a message that is not JSON-RPC 2.0 ({}): {}", name, Responses.shortText(msg.getString("method")),
+            versionProblem);
+        }
+      } else if (msg.getValue("id") != null) {
         onServerRequest(msg);
       } else {
         onNotification(msg.getString("method"), msg.getValue("params") instanceof JsonObject p ? p : new JsonObject());
       }
     } else if (JsonRpc.isResponse(msg)) {
-      onResponse(msg);
-    } else {
+      responses.handle(msg, versionProblem);
+    } else if (malformed.permit()) {
       LOG.warn("[{}] dropped a message that is neither request, notification nor response", name);
-    }
-  }
-
-  private void onResponse(JsonObject msg) {
-    Object id = msg.getValue("id");
-    String key = JsonRpc.idKey(id);
-    PendingRequests.Entry e = key == null ? null : pending.remove(key);
-    if (e == null) {
-      if (key == null && msg.getValue("error") instanceof JsonObject err) {
-        LOG.warn("[{}] error response without a usable id: {} {}", name, err.getValue("code"), err.getValue("message"));
-      } else {
-        LOG.warn("[{}] dropped a response with unknown id {}", name, id);
-      }
-      return;
-    }
-    Object error = msg.getValue("error");
-    if (error != null) {
-      e.promise.fail(RpcErrors.toException(name, e.method, error));
-      return;
-    }
-    Object result = msg.getValue("result");
-    if (result instanceof JsonObject r) {
-      e.promise.complete(r);
-    } else {
-      e.promise.fail(new McpException(Kind.PROTOCOL, "server '" + name + "' answered " + e.method + " with a result that is not an object"));
     }
   }
 
@@ -275,7 +271,9 @@ public final class McpClientImpl implements McpClient {
       transport.send(JsonRpc.result(id, new JsonObject()));
       return;
     }
-    LOG.info("[{}] refused server request {} (not supported by this client)", name, method);
+    if (refused.permit()) {
+      LOG.info("[{}] refused server request {} (not supported by this client)", name, Responses.shortText(method));
+    }
     transport.send(JsonRpc.error(id, JsonRpc.METHOD_NOT_FOUND, "Method not found: " + method));
   }
 
@@ -299,7 +297,7 @@ public final class McpClientImpl implements McpClient {
         if (logMessageHandler != null) {
           logMessageHandler.handle(params);
         } else {
-          ServerLog.log(name, params);
+          serverLog.log(params);
         }
       }
       default -> LOG.debug("[{}] ignored notification {}", name, method);
@@ -324,6 +322,7 @@ public final class McpClientImpl implements McpClient {
     // A connection that connect() has not reported ready yet fails connect(), not closeHandler.
     boolean report = status == Status.READY && connected();
     status = Status.CLOSED;
+    flushLogLimits();
     McpException closed = cause instanceof McpException m && m.kind() == Kind.CONNECTION_CLOSED ? m
       : new McpException(Kind.CONNECTION_CLOSED, "connection to server '" + name + "' lost: "
         + (cause == null ? "closed" : cause.getMessage()), cause);
@@ -346,12 +345,20 @@ public final class McpClientImpl implements McpClient {
       return closing;
     }
     status = Status.CLOSING;
+    flushLogLimits();
     pending.failAll(cause);
     if (connecting != null) {
       connecting.tryFail(cause);
     }
     closing = transport.close().andThen(ar -> status = Status.CLOSED);
     return closing;
+  }
+
+  private void flushLogLimits() {
+    responses.flush();
+    malformed.flush();
+    refused.flush();
+    serverLog.flush();
   }
 
   @Override

@@ -1,6 +1,10 @@
 package io.agentbus.mcp.jsonrpc;
 
+import io.vertx.core.json.Json;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.math.BigDecimal;
+import java.util.regex.Pattern;
 
 /** Builders and small helpers for JSON-RPC 2.0 messages. */
 public final class JsonRpc {
@@ -12,6 +16,10 @@ public final class JsonRpc {
   public static final int METHOD_NOT_FOUND = -32601;
   public static final int INVALID_PARAMS = -32602;
   public static final int INTERNAL_ERROR = -32603;
+
+  private static final Pattern NUMBER = Pattern.compile("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?");
+  private static final int MAX_NUMBER_CHARS = 40;
+  private static final int MAX_SHOWN_CHARS = 60;
 
   private JsonRpc() {
   }
@@ -62,6 +70,74 @@ public final class JsonRpc {
       return "n:" + d;
     }
     return null;
+  }
+
+  /**
+   * The key the id would have with its other JSON type: for a string that holds a JSON number
+   * ({@code "5"}), the key of that number; for a number, the key of its text. Ids match only
+   * with their JSON type; this key finds the request a confused peer meant to answer.
+   *
+   * @return the key, or {@code null} when there is none (another string, a missing id)
+   */
+  public static String otherTypeKey(Object id) {
+    if (id instanceof String s) {
+      if (s.length() > MAX_NUMBER_CHARS || !NUMBER.matcher(s).matches()) {
+        return null;
+      }
+      try {
+        return idKey(new BigDecimal(s));
+      } catch (NumberFormatException e) {
+        return null; // an exponent beyond int: no id of ours
+      }
+    }
+    if (id instanceof Number n) {
+      String key = idKey(n);
+      return key == null ? null : "s:" + key.substring(2);
+    }
+    return null;
+  }
+
+  /**
+   * @return what is wrong with the message's {@code jsonrpc} member, such as
+   *     {@code "jsonrpc" is the number 2, not the string "2.0"}; {@code null} when it is
+   *     exactly {@code "2.0"}
+   */
+  public static String versionProblem(JsonObject msg) {
+    Object v = msg.getValue("jsonrpc");
+    if (VERSION.equals(v)) {
+      return null;
+    }
+    if (v == null) {
+      return msg.containsKey("jsonrpc") ? "\"jsonrpc\" is null, not \"2.0\"" : "\"jsonrpc\" is missing";
+    }
+    return "\"jsonrpc\" is " + describe(v) + ", not the string \"2.0\"";
+  }
+
+  /**
+   * Describes a JSON value for an error message, with its type and (for scalars) its value,
+   * cut short: {@code the string "yes"}, {@code the number 5}, {@code an object}.
+   */
+  public static String describe(Object value) {
+    if (value == null) {
+      return "null";
+    }
+    if (value instanceof String s) {
+      String shown = s.length() > MAX_SHOWN_CHARS ? s.substring(0, MAX_SHOWN_CHARS) + "..." : s;
+      return "the string " + Json.encode(shown);
+    }
+    if (value instanceof Number n) {
+      return "the number " + n;
+    }
+    if (value instanceof Boolean b) {
+      return "the boolean " + b;
+    }
+    if (value instanceof JsonObject) {
+      return "an object";
+    }
+    if (value instanceof JsonArray) {
+      return "an array";
+    }
+    return "a " + value.getClass().getSimpleName();
   }
 
   /** @return whether the message is a request or notification (has a string method) */

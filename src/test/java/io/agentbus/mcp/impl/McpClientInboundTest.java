@@ -169,21 +169,6 @@ class McpClientInboundTest {
   }
 
   @Test
-  void stringIdWithTheTextOfANumberIdDoesNotMatchIt(Vertx vertx) {
-    h = new ClientHarness(vertx);
-    h.connectReady("echo");
-    CompletableFuture<JsonObject> call = h.client.callTool("echo", new JsonObject(), null).toCompletionStage().toCompletableFuture();
-    Object id = get(h.transport.sentMessage("tools/call", 1)).getValue("id");
-    assertTrue(id instanceof Number, "the client uses number ids: " + id);
-
-    await(h.transport.respond(String.valueOf(id), ClientHarness.text("wrong")));
-    assertTrue(pending(call), "a string id \"" + id + "\" is not the number id " + id);
-    assertEquals(1, h.pendingRequests());
-    await(h.transport.respond(id, ClientHarness.text("right")));
-    assertEquals("right", ClientHarness.textOf(get(call)));
-  }
-
-  @Test
   void errorResponseWithoutAUsableIdIsLoggedAndIgnored(Vertx vertx) {
     h = new ClientHarness(vertx);
     h.connectReady("echo");

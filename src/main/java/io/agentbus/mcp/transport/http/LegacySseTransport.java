@@ -1,5 +1,6 @@
 package io.agentbus.mcp.transport.http;
 
+import io.agentbus.limits.LogRateLimit;
 import io.agentbus.mcp.McpException.Kind;
 import io.agentbus.mcp.McpException;
 import io.agentbus.mcp.McpServerOptions;
@@ -52,6 +53,8 @@ public final class LegacySseTransport implements McpTransport {
   private final String name;
   private final HttpEndpoint endpoint;
   private final Promise<Void> closed;
+  private final MessageWarnings warnings;
+  private final LogRateLimit extraEndpoints;
   private Handler<JsonObject> messageHandler;
   private Handler<Throwable> closeHandler;
   private Promise<Void> started;
@@ -67,6 +70,9 @@ public final class LegacySseTransport implements McpTransport {
     this.context = (ContextInternal) context;
     this.closed = this.context.promise();
     this.endpoint = new HttpEndpoint(vertx, context, options);
+    LogRateLimit.Scheduler timers = (delayMs, task) -> vertx.setTimer(delayMs, id -> task.run());
+    this.warnings = new MessageWarnings(name, timers);
+    this.extraEndpoints = LogRateLimit.warnings(LOG, name, "endpoint events after the first", timers);
   }
 
   @Override
@@ -94,7 +100,8 @@ public final class LegacySseTransport implements McpTransport {
         new McpException(Kind.TRANSPORT, e.result().getMessage() + (wrongType ? " (expected an SSE stream)" : ""), e.result())));
       return;
     }
-    MessageReader reader = MessageReader.read(name, resp, options.getMaxMessageBytes(), null, this::deliver, this::onEvent);
+    MessageReader reader = MessageReader.read(name, warnings, resp, options.getMaxMessageBytes(), null, this::deliver,
+      this::onEvent);
     reader.done().onComplete(ar -> {
       if (isClosed()) {
         return;
@@ -104,6 +111,7 @@ public final class LegacySseTransport implements McpTransport {
         return;
       }
       status = Status.CLOSED;
+      flushWarnings();
       LOG.warn("[{}] {}", name, why);
       endpoint.close().onComplete(v -> closed.tryComplete());
       if (closeHandler != null) {
@@ -118,7 +126,9 @@ public final class LegacySseTransport implements McpTransport {
       return;
     }
     if (postUri != null) {
-      LOG.warn("[{}] ignored a second endpoint event", name);
+      if (extraEndpoints.permit()) {
+        LOG.warn("[{}] ignored a second endpoint event", name);
+      }
       return;
     }
     try {
@@ -172,6 +182,7 @@ public final class LegacySseTransport implements McpTransport {
       return closed.future();
     }
     status = Status.CLOSING;
+    flushWarnings();
     if (started != null && !started.future().isComplete()) {
       started.tryFail(new McpException(Kind.CONNECTION_CLOSED, "server '" + name + "' closed while starting"));
     }
@@ -183,6 +194,11 @@ public final class LegacySseTransport implements McpTransport {
       closed.tryComplete();
     });
     return closed.future();
+  }
+
+  private void flushWarnings() {
+    warnings.flush();
+    extraEndpoints.flush();
   }
 
   @Override

@@ -12,21 +12,19 @@ import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Reads the JSON-RPC messages out of one 2xx response body, either a single JSON value
  * ({@code application/json}) or a {@code text/event-stream}, and hands each message to a
  * handler as soon as it is complete. Empty-data events (MCP priming events) only move the
  * last event id. {@link #done()} completes when the body ends and fails when the connection
- * breaks first. Runs on the response's context.
+ * breaks first. What is not a message is skipped with a warning, rate-limited by the
+ * transport's {@link MessageWarnings}. Runs on the response's context.
  */
 final class MessageReader {
 
-  private static final Logger LOG = LoggerFactory.getLogger(MessageReader.class);
-
   private final String name;
+  private final MessageWarnings warnings;
   private final Handler<JsonObject> onMessage;
   private final Handler<SseEvent> onOtherEvent;
   private final Promise<Void> done = Promise.promise();
@@ -34,8 +32,10 @@ final class MessageReader {
   private Long retry;
   private Throwable oversized;
 
-  private MessageReader(String name, Handler<JsonObject> onMessage, Handler<SseEvent> onOtherEvent) {
+  private MessageReader(String name, MessageWarnings warnings, Handler<JsonObject> onMessage,
+                        Handler<SseEvent> onOtherEvent) {
     this.name = name;
+    this.warnings = warnings;
     this.onMessage = onMessage;
     this.onOtherEvent = onOtherEvent;
   }
@@ -49,12 +49,13 @@ final class MessageReader {
   /**
    * Starts reading {@code resp}.
    *
+   * @param warnings the transport's rate limits for the warnings about what is not a message
    * @param lastEventId the id to resume from (seeds the parser), or {@code null}
    * @param onOtherEvent receives non-{@code message} SSE events (legacy {@code endpoint}); may be null
    */
-  static MessageReader read(String name, HttpClientResponse resp, int maxBytes, String lastEventId,
-                            Handler<JsonObject> onMessage, Handler<SseEvent> onOtherEvent) {
-    MessageReader r = new MessageReader(name, onMessage, onOtherEvent);
+  static MessageReader read(String name, MessageWarnings warnings, HttpClientResponse resp, int maxBytes,
+                            String lastEventId, Handler<JsonObject> onMessage, Handler<SseEvent> onOtherEvent) {
+    MessageReader r = new MessageReader(name, warnings, onMessage, onOtherEvent);
     if (isEventStream(resp)) {
       r.readEvents(resp, maxBytes, lastEventId);
     } else {
@@ -69,9 +70,11 @@ final class MessageReader {
     parser.exceptionHandler(err -> {
       if (err instanceof SseEventTooLargeException) {
         oversized = err;
-        LOG.warn("[{}] skipped an SSE event over the {}-byte limit", name, maxBytes);
-      } else {
-        LOG.warn("[{}] failed to handle an SSE event: {}", name, err.toString());
+        if (warnings.oversized.permit()) {
+          MessageWarnings.LOG.warn("[{}] skipped an SSE event over the {}-byte limit", name, maxBytes);
+        }
+      } else if (warnings.badEvent.permit()) {
+        MessageWarnings.LOG.warn("[{}] failed to handle an SSE event: {}", name, err.toString());
       }
     });
     resp.handler(parser);
@@ -90,7 +93,7 @@ final class MessageReader {
       if (onOtherEvent != null) {
         onOtherEvent.handle(event);
       } else {
-        LOG.debug("[{}] ignored SSE event of type {}", name, event.event());
+        MessageWarnings.LOG.debug("[{}] ignored SSE event of type {}", name, event.event());
       }
       return;
     }
@@ -120,7 +123,9 @@ final class MessageReader {
     try {
       value = Json.decodeValue(text);
     } catch (DecodeException e) {
-      LOG.warn("[{}] skipped a message that is not JSON ({} chars)", name, text.length());
+      if (warnings.notJson.permit()) {
+        MessageWarnings.LOG.warn("[{}] skipped a message that is not JSON ({} chars)", name, text.length());
+      }
       return;
     }
     if (value instanceof JsonObject msg) {
@@ -129,10 +134,18 @@ final class MessageReader {
       for (Object item : batch) {
         if (item instanceof JsonObject msg) {
           onMessage.handle(msg);
+        } else {
+          notObject();
         }
       }
     } else {
-      LOG.warn("[{}] skipped a message that is not a JSON-RPC object", name);
+      notObject();
+    }
+  }
+
+  private void notObject() {
+    if (warnings.notObject.permit()) {
+      MessageWarnings.LOG.warn("[{}] skipped a message that is not a JSON-RPC object", name);
     }
   }
 

@@ -142,7 +142,7 @@ final class PostExchange {
   private void read(HttpClientResponse resp) {
     status = Status.READING;
     boolean stream = MessageReader.isEventStream(resp);
-    MessageReader reader = MessageReader.read(t.name(), resp, t.options().getMaxMessageBytes(), lastEventId,
+    MessageReader reader = MessageReader.read(t.name(), t.warnings(), resp, t.options().getMaxMessageBytes(), lastEventId,
       this::onMessage, null);
     reader.done().onComplete(ar -> {
       vertxCancel();

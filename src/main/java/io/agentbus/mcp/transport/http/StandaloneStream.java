@@ -33,7 +33,7 @@ final class StandaloneStream {
     CLOSED
   }
 
-  private static final Logger LOG = LoggerFactory.getLogger(StandaloneStream.class);
+  static final Logger LOG = LoggerFactory.getLogger(StandaloneStream.class);
   private static final long MAX_BACKOFF_MS = 30_000;
 
   private final StreamableHttpTransport t;
@@ -102,7 +102,9 @@ final class StandaloneStream {
           status = Status.UNSUPPORTED;
           LOG.warn("[{}] no GET stream: {}", t.name(), e.getMessage());
         } else {
-          LOG.warn("[{}] GET stream refused: {}", t.name(), e.getMessage());
+          if (t.streamRefusals().permit()) {
+            LOG.warn("[{}] GET stream refused: {}", t.name(), e.getMessage());
+          }
           reconnect(true);
         }
       });
@@ -110,7 +112,7 @@ final class StandaloneStream {
     }
     status = Status.OPEN;
     backoffMs = 0;
-    MessageReader reader = MessageReader.read(t.name(), resp, t.options().getMaxMessageBytes(), lastEventId,
+    MessageReader reader = MessageReader.read(t.name(), t.warnings(), resp, t.options().getMaxMessageBytes(), lastEventId,
       t::deliver, null);
     reader.done().onComplete(ar -> {
       if (reader.lastEventId() != null) {

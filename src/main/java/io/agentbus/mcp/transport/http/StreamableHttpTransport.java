@@ -1,5 +1,6 @@
 package io.agentbus.mcp.transport.http;
 
+import io.agentbus.limits.LogRateLimit;
 import io.agentbus.mcp.McpException.Kind;
 import io.agentbus.mcp.McpException;
 import io.agentbus.mcp.McpServerOptions;
@@ -73,6 +74,9 @@ public final class StreamableHttpTransport implements McpTransport {
   private final HttpEndpoint endpoint;
   private final Map<String, PostExchange> inFlight = new HashMap<>();
   private final Promise<Void> closed;
+  private final MessageWarnings warnings;
+  private final LogRateLimit badSessionIds;
+  private final LogRateLimit streamRefusals;
   private Status status = Status.NEW;
   private Handler<JsonObject> messageHandler;
   private Handler<Throwable> closeHandler;
@@ -92,6 +96,10 @@ public final class StreamableHttpTransport implements McpTransport {
     this.context = (ContextInternal) context;
     this.closed = this.context.promise();
     this.endpoint = new HttpEndpoint(vertx, context, options);
+    LogRateLimit.Scheduler timers = (delayMs, task) -> vertx.setTimer(delayMs, id -> task.run());
+    this.warnings = new MessageWarnings(name, timers);
+    this.badSessionIds = LogRateLimit.warnings(LOG, name, "session ids with invalid characters", timers);
+    this.streamRefusals = LogRateLimit.warnings(StandaloneStream.LOG, name, "GET stream refusals", timers);
   }
 
   @Override
@@ -260,7 +268,9 @@ public final class StreamableHttpTransport implements McpTransport {
       return;
     }
     if (!id.chars().allMatch(c -> c >= 0x21 && c <= 0x7E)) {
-      LOG.warn("[{}] ignored a session id with invalid characters", name);
+      if (badSessionIds.permit()) {
+        LOG.warn("[{}] ignored a session id with invalid characters", name);
+      }
       return;
     }
     sessionId = id;
@@ -324,6 +334,7 @@ public final class StreamableHttpTransport implements McpTransport {
       return;
     }
     status = Status.CLOSED;
+    flushWarnings();
     LOG.warn("[{}] {}", name, cause.getMessage());
     // tell the client first, so that it is no longer READY when the aborted calls fail
     if (closeHandler != null) {
@@ -358,6 +369,7 @@ public final class StreamableHttpTransport implements McpTransport {
       return closed.future();
     }
     status = Status.CLOSING;
+    flushWarnings();
     abortAll(new McpException(Kind.CONNECTION_CLOSED, "server '" + name + "' closed"));
     Future<Void> delete = sessionId == null ? Future.succeededFuture() : deleteSession();
     delete.eventually(endpoint::close).onComplete(ar -> {
@@ -365,6 +377,12 @@ public final class StreamableHttpTransport implements McpTransport {
       closed.tryComplete();
     });
     return closed.future();
+  }
+
+  private void flushWarnings() {
+    warnings.flush();
+    badSessionIds.flush();
+    streamRefusals.flush();
   }
 
   private Future<Void> deleteSession() {
@@ -431,5 +449,15 @@ public final class StreamableHttpTransport implements McpTransport {
 
   HttpEndpoint endpoint() {
     return endpoint;
+  }
+
+  /** @return the rate limits of the warnings about what the server sends that is not a message */
+  MessageWarnings warnings() {
+    return warnings;
+  }
+
+  /** @return the rate limit of the warnings about a refused GET stream */
+  LogRateLimit streamRefusals() {
+    return streamRefusals;
   }
 }

@@ -1,5 +1,6 @@
 package io.agentbus.mcp.transport.stdio;
 
+import io.agentbus.limits.LogRateLimit;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -12,12 +13,15 @@ import java.util.List;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * Drains a server's stderr on its own thread (a full pipe would stall the child), logs
  * each line prefixed with the server name, and keeps the last {@link #TAIL_LINES} lines so
  * that an exit can be explained by what the server said ({@link #summary()}). Lines are cut
- * at {@link #MAX_LINE} characters.
+ * at {@link #MAX_LINE} characters. At most {@link LogRateLimit#OUTPUT_MAX_LINES} lines are
+ * logged per {@link LogRateLimit#DEFAULT_WINDOW_MS}; the rest are counted (a server flooding
+ * its stderr costs a few lines and a count), but every line is still kept for the summary.
  */
 final class StderrLog {
 
@@ -53,11 +57,18 @@ final class StderrLog {
       + "|\\bno such\\b|\\bmissing\\b|\\binvalid\\b|\\bunable\\b|\\bpanic\\b).*");
 
   private final String name;
+  private final LogRateLimit limit;
   /** Written by the stderr thread, read on the connection's context. */
   private final Deque<String> tail = new ArrayDeque<>();
 
   StderrLog(String name) {
+    this(name, null);
+  }
+
+  /** @param scheduler writes the count of suppressed lines when a window ends; may be {@code null} */
+  StderrLog(String name, LogRateLimit.Scheduler scheduler) {
     this.name = name;
+    this.limit = LogRateLimit.lines(LOG, Level.INFO, name, "stderr lines", LogRateLimit.OUTPUT_MAX_LINES, scheduler);
   }
 
   void drain(InputStream err) {
@@ -92,7 +103,14 @@ final class StderrLog {
     }
     String text = cut ? line + "..." : line.toString();
     remember(text);
-    LOG.info("[{}] {}", name, text);
+    if (limit.permit()) {
+      LOG.info("[{}] {}", name, text);
+    }
+  }
+
+  /** Logs the count of suppressed lines not yet reported (the process ended). */
+  void flush() {
+    limit.flush();
   }
 
   /** Keeps one line for {@link #summary()}. */

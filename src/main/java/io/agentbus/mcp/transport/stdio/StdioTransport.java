@@ -1,5 +1,6 @@
 package io.agentbus.mcp.transport.stdio;
 
+import io.agentbus.limits.LogRateLimit;
 import io.agentbus.mcp.McpException.Kind;
 import io.agentbus.mcp.McpException;
 import io.agentbus.mcp.McpServerOptions;
@@ -9,8 +10,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import java.io.File;
 import java.io.IOException;
@@ -31,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * stdin/stdout. The blocking process streams each get one daemon thread: the stdout
  * reader hands bounded chunks to the owning context, the stdin writer drains a bounded
  * queue (so {@link #send} never blocks), and the stderr reader logs each line with the
- * server's name.
+ * server's name. What a server prints is logged rate-limited ({@link LogRateLimit}): garbage on
+ * stdout as a few warnings per kind and a count, stderr as a few lines a second and a count.
  *
  * <p>A graceful {@link #close()} lets the writer flush what was sent before it (a
  * {@code notifications/cancelled} queued by a timed-out call, say), then closes stdin; the
@@ -69,6 +69,7 @@ public final class StdioTransport implements McpTransport {
   private final String name;
   /** One slot more than {@link #send} may fill, so that {@link #END_OF_INPUT} always fits. */
   private final BlockingQueue<byte[]> outbound;
+  private final StdoutLines stdout;
   private final StderrLog stderr;
   private final Promise<Void> closed;
   private Handler<JsonObject> messageHandler;
@@ -88,7 +89,9 @@ public final class StdioTransport implements McpTransport {
     this.options = options;
     this.name = options.getName();
     this.outbound = new ArrayBlockingQueue<>(options.getMaxPendingRequests() + 256 + 1);
-    this.stderr = new StderrLog(name);
+    LogRateLimit.Scheduler timers = (delayMs, task) -> vertx.setTimer(delayMs, id -> task.run());
+    this.stdout = new StdoutLines(name, options.getMaxMessageBytes(), msg -> messageHandler.handle(msg), timers);
+    this.stderr = new StderrLog(name, timers);
     this.closed = Promise.promise();
   }
 
@@ -128,8 +131,7 @@ public final class StdioTransport implements McpTransport {
     }
     status = Status.RUNNING;
     LOG.info("[{}] started {} (pid {})", name, options.getCommand(), p.pid());
-    LineFramer framer = new LineFramer(options.getMaxMessageBytes(), this::onLine,
-      size -> LOG.warn("[{}] skipped a {}-byte message: over the {}-byte limit", name, size, options.getMaxMessageBytes()));
+    LineFramer framer = new LineFramer(options.getMaxMessageBytes(), stdout::line, stdout::oversized);
     daemon("stdout", () -> readStdout(p.getInputStream(), framer));
     daemon("stdin", () -> writeStdin(p.getOutputStream()));
     daemon("stderr", () -> {
@@ -209,27 +211,6 @@ public final class StdioTransport implements McpTransport {
     }
   }
 
-  private void onLine(Buffer line) {
-    JsonObject msg;
-    try {
-      Object parsed = line.toJsonValue();
-      if (!(parsed instanceof JsonObject obj)) {
-        LOG.warn("[{}] skipped a line that is not a JSON-RPC object: {}", name, preview(line));
-        return;
-      }
-      msg = obj;
-    } catch (DecodeException e) {
-      LOG.warn("[{}] skipped a line that is not JSON: {}", name, preview(line));
-      return;
-    }
-    messageHandler.handle(msg);
-  }
-
-  private static String preview(Buffer line) {
-    String s = line.length() > 200 ? line.getString(0, 200) + "..." : line.toString();
-    return s.replaceAll("\\p{Cntrl}", "?");
-  }
-
   @Override
   public Future<Void> send(JsonObject message) {
     if (status != Status.RUNNING) {
@@ -290,6 +271,8 @@ public final class StdioTransport implements McpTransport {
     status = Status.CLOSED;
     vertx.cancelTimer(exitTimer);
     vertx.cancelTimer(termTimer);
+    stdout.flush();
+    stderr.flush();
     // Nobody reads stdin any more: unblock the writer.
     outbound.clear();
     outbound.offer(END_OF_INPUT);

@@ -19,7 +19,10 @@ import java.util.concurrent.CompletableFuture;
  *   <li>{@code record FILE}: copies every stdin line to FILE until stdin ends, then exits 0;</li>
  *   <li>{@code deaf}: never reads stdin and waits to be killed;</li>
  *   <li>{@code mcp FILE}: an MCP server with a {@code hang} tool (never answers) that appends
- *   every message it receives to FILE, one line each, as it receives it.</li>
+ *   every message it receives to FILE, one line each, as it receives it;</li>
+ *   <li>{@code flood N}: prints N lines of garbage to stdout and N to stderr, then one
+ *   JSON-RPC notification ({@code notifications/flooded}) to stdout, then exits 0 when stdin
+ *   ends.</li>
  * </ul>
  */
 public final class StdioChild {
@@ -40,6 +43,22 @@ public final class StdioChild {
         }
       }
       case "deaf" -> Thread.sleep(Long.MAX_VALUE);
+      case "flood" -> {
+        int n = Integer.parseInt(args[1]);
+        try (java.io.PrintStream out = new java.io.PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false,
+               StandardCharsets.UTF_8);
+             java.io.PrintStream err = new java.io.PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.err), false,
+               StandardCharsets.UTF_8)) {
+          for (int i = 0; i < n; i++) {
+            out.print("this is not json " + i + "\n");
+            err.print("noise on stderr " + i + "\n");
+          }
+          out.print("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/flooded\"}\n");
+          out.flush();
+          err.flush();
+          System.in.transferTo(java.io.OutputStream.nullOutputStream());
+        }
+      }
       case "mcp" -> {
         Path file = Path.of(args[1]);
         StdioMcpServer server = new StdioMcpServer("recorder", "1.0") {
