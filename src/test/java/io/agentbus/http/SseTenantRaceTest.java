@@ -35,7 +35,7 @@ class SseTenantRaceTest {
 
   private static final String ALICE = "alice-token-race";
   /** Intruding tenants: one per concurrent request, so none is refused by its own earlier request. */
-  private static final int INTRUDERS = 40;
+  private static final int INTRUDERS = 30;
 
   private Vertx vertx;
   private MockModelServer mock;
@@ -97,7 +97,7 @@ class SseTenantRaceTest {
     String id = new JsonObject(post("/v1/conversations", ALICE, new JsonObject(), false).await(20, TimeUnit.SECONDS).body())
       .getString("id");
     JsonObject message = new JsonObject().put("content", "What is the weather in Paris?");
-    int rounds = 40;
+    int rounds = 25;
     int aliceTurns = 0;
     List<Answer> intruders = new ArrayList<>();
     for (int round = 0; round < rounds; round++) {

@@ -70,9 +70,11 @@ class SqliteConversationStoreTest extends ConversationStoreContract {
         rs.next();
         assertEquals("wal", rs.getString(1));
       }
-      try (ResultSet rs = s.executeQuery("SELECT version FROM agentbus_schema_version")) {
+      try (ResultSet rs = s.executeQuery("SELECT version FROM agentbus_schema_version ORDER BY version")) {
         assertTrue(rs.next());
         assertEquals(1, rs.getInt(1));
+        assertTrue(rs.next());
+        assertEquals(2, rs.getInt(1));
         assertFalse(rs.next());
       }
     }

@@ -39,11 +39,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The {@code postgres} store, on the reactive vertx-pg-client pool: no thread of its own,
- * outcomes on the caller's context. A turn commits in one transaction that locks the
- * conversation's row ({@code SELECT ... FOR UPDATE}), checks the version, then updates it and
- * inserts the messages (the two pipelined). A load sends its two queries pipelined on one
- * connection. Reads retry after a lost connection; writes never do (a lost COMMIT is
- * ambiguous: the caller reloads).
+ * outcomes on the caller's context. Every write is one statement, in one round trip (prepared
+ * statements are cached per connection): a turn updates the conversation's row only at the
+ * expected version, merging the usage in the database ({@code agentbus_merge_usage}, migration
+ * 2), and inserts the messages in the same statement; a second query, only when it matched
+ * nothing, tells NOT_FOUND from CONFLICT. A delete takes the messages with it (ON DELETE
+ * CASCADE). A load sends its two queries pipelined on one connection. Reads retry after a lost
+ * connection; writes never do (a lost commit is ambiguous: the caller reloads).
  *
  * <p>JSON goes to the server as text ({@code $n::text::jsonb}), encoded once on the caller's
  * thread. PostgreSQL rejects U+0000 in jsonb and text: it is stored as U+FFFD instead, so a
@@ -58,6 +60,24 @@ public final class PgConversationStore implements ConversationStore {
   private static final String MESSAGES = "SELECT seq, content FROM conversation_messages WHERE conversation_id = $1 ORDER BY seq";
   private static final String SUMMARY_COLUMNS = "id, tenant, title, created_at, updated_at, version, usage, input_tokens, "
     + "output_tokens, cache_creation_input_tokens, cache_read_input_tokens";
+
+  /**
+   * A turn as one statement (atomic without a transaction): the update matches only the expected
+   * version (a concurrent writer's commit makes it match nothing, after waiting for its row lock);
+   * the messages follow it with consecutive seq, and only if it matched. The usage merge runs
+   * once (OFFSET 0 keeps it from being inlined into each column).
+   */
+  private static final String APPEND_TURN = "WITH turn AS (UPDATE conversations c SET (version, message_count, usage, "
+    + "input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens, title, updated_at) = "
+    + "(SELECT c.version + 1, c.message_count + $3, m.u, agentbus_usage_long(m.u -> 'input_tokens'), "
+    + "agentbus_usage_long(m.u -> 'output_tokens'), agentbus_usage_long(m.u -> 'cache_creation_input_tokens'), "
+    + "agentbus_usage_long(m.u -> 'cache_read_input_tokens'), coalesce(c.title, $5), greatest(c.updated_at, $6) "
+    + "FROM (SELECT agentbus_merge_usage(c.usage, $4::text::jsonb) AS u OFFSET 0) m) "
+    + "WHERE c.id = $1 AND c.version = $2 RETURNING c.version, c.message_count, c.usage, c.title, c.updated_at), "
+    + "added AS (INSERT INTO conversation_messages (conversation_id, seq, turn, content) "
+    + "SELECT $1, turn.message_count - $3 + (t.ord - 1)::integer, turn.version, t.content::jsonb "
+    + "FROM turn, unnest($7::text[]) WITH ORDINALITY AS t (content, ord)) "
+    + "SELECT version, message_count, usage, title, updated_at FROM turn";
 
   private static final long RETRY_DELAY_MS = 25;
 
@@ -104,7 +124,8 @@ public final class PgConversationStore implements ConversationStore {
     if (options.getSchema() != null) {
       properties.put("search_path", options.getSchema());
     }
-    connect.setProperties(properties).setReconnectAttempts(0);
+    // cached per connection: a statement then costs one round trip, not a prepare and an execute
+    connect.setProperties(properties).setReconnectAttempts(0).setCachePreparedStatements(true);
     NetClientOptions transport = new NetClientOptions()
       .setConnectTimeout((int) options.getConnectTimeoutMs())
       .setTcpKeepAlive(true);
@@ -242,55 +263,36 @@ public final class PgConversationStore implements ConversationStore {
 
   @Override
   public Future<TurnCommit> appendTurn(String id, long expectedVersion, List<JsonObject> messages, JsonObject usage) {
-    List<String> encoded = new ArrayList<>();
+    String[] encoded = new String[messages == null ? 0 : messages.size()];
+    String turnUsage;
     try {
       StoreSupport.checkTurn(id, expectedVersion, messages);
-      messages.forEach(m -> encoded.add(Nul.json(m.encode())));
+      for (int i = 0; i < encoded.length; i++) {
+        encoded[i] = Nul.json(messages.get(i).encode());
+      }
+      turnUsage = usage == null ? null : Nul.json(usage.encode());
     } catch (RuntimeException e) {
       return Future.failedFuture(e);
     }
     String title = Nul.text(StoreSupport.title(messages));
-    JsonObject turnUsage = usage == null ? null : usage.copy();
-    return run("appendTurn " + id, inTransaction("appendTurn", conn -> conn
-      .preparedQuery("SELECT version, message_count, usage, title, updated_at FROM conversations WHERE id = $1 FOR UPDATE")
-      .execute(Tuple.of(id))
+    Tuple params = Tuple.of(id, expectedVersion, encoded.length, turnUsage, title, time(System.currentTimeMillis()))
+      .addValue(encoded);
+    return run("appendTurn " + id, onConnection("appendTurn", conn -> conn.preparedQuery(APPEND_TURN).execute(params)
       .compose(rows -> {
         if (rows.size() == 0) {
-          return Future.failedFuture(StoreSupport.notFound(id));
+          return failedTurn(conn, id, expectedVersion);
         }
-        Row row = rows.iterator().next();
-        long version = row.getLong("version");
-        if (version != expectedVersion) {
-          return Future.failedFuture(StoreSupport.conflict(id, expectedVersion, version));
-        }
-        int count = row.getInteger("message_count");
-        JsonObject merged = StoreSupport.mergeUsage(object(id, "its usage", row.getValue("usage")), turnUsage);
-        String newTitle = row.getString("title") != null ? row.getString("title") : title;
-        long now = Math.max(System.currentTimeMillis(), millis(row, "updated_at"));
-        long newVersion = version + 1;
-        Tuple update = Tuple.of(id, newVersion, count + encoded.size(), Nul.json(merged.encode()))
-          .addValue(StoreSupport.usageLong(merged, "input_tokens"))
-          .addValue(StoreSupport.usageLong(merged, "output_tokens"))
-          .addValue(StoreSupport.usageLong(merged, "cache_creation_input_tokens"))
-          .addValue(StoreSupport.usageLong(merged, "cache_read_input_tokens"))
-          .addValue(newTitle)
-          .addValue(time(now));
-        // sent together (pipelined); any failure rolls the whole turn back
-        Future<?> updated = conn.preparedQuery("UPDATE conversations SET version = $2, message_count = $3, "
-          + "usage = $4::text::jsonb, input_tokens = $5, output_tokens = $6, cache_creation_input_tokens = $7, "
-          + "cache_read_input_tokens = $8, title = $9, updated_at = $10 WHERE id = $1").execute(update);
-        Future<?> inserted = Future.succeededFuture();
-        if (!encoded.isEmpty()) {
-          List<Tuple> batch = new ArrayList<>(encoded.size());
-          for (int i = 0; i < encoded.size(); i++) {
-            batch.add(Tuple.of(id, count + i, newVersion, encoded.get(i)));
-          }
-          inserted = conn.preparedQuery("INSERT INTO conversation_messages (conversation_id, seq, turn, content) "
-            + "VALUES ($1, $2, $3, $4::text::jsonb)").executeBatch(batch);
-        }
-        return Future.all(updated, inserted)
-          .map(done -> new TurnCommit(newVersion, now, count + encoded.size(), merged, newTitle));
+        Row r = rows.iterator().next();
+        return Future.succeededFuture(new TurnCommit(r.getLong("version"), millis(r, "updated_at"),
+          r.getInteger("message_count"), object(id, "its usage", r.getValue("usage")), r.getString("title")));
       })));
+  }
+
+  /** Why a turn matched no row: the conversation is gone, or at another version. */
+  private Future<TurnCommit> failedTurn(SqlConnection conn, String id, long expectedVersion) {
+    return conn.preparedQuery("SELECT version FROM conversations WHERE id = $1").execute(Tuple.of(id))
+      .compose(rows -> Future.failedFuture(rows.size() == 0 ? StoreSupport.notFound(id)
+        : StoreSupport.conflict(id, expectedVersion, rows.iterator().next().getLong(0))));
   }
 
   @Override
