@@ -17,6 +17,8 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.shareddata.LocalMap;
@@ -49,7 +51,8 @@ public final class Agentbus {
   private final ConversationStore store;
   private final List<McpServerVerticle> serverVerticles;
 
-  private Agentbus(Vertx vertx, List<String> deployments, List<String> servers, List<McpServerVerticle> serverVerticles, ConversationStore store) {
+  private Agentbus(Vertx vertx, List<String> deployments, List<String> servers, List<McpServerVerticle> serverVerticles,
+                   ConversationStore store) {
     this.vertx = vertx;
     this.deployments = deployments;
     this.servers = servers;
@@ -88,13 +91,18 @@ public final class Agentbus {
     List<String> names = enabled.stream().map(McpServerOptions::getName).toList();
     List<McpServerVerticle> verticles = new ArrayList<>();
     List<Future<String>> mcp = new ArrayList<>();
-    for (McpServerOptions server : enabled) {
-      McpServerVerticle verticle = McpServerVerticle.connectingInBackground();
-      verticles.add(verticle);
-      mcp.add(vertx.deployVerticle(verticle, new DeploymentOptions().setConfig(server.toJson())));
-    }
     ToolCatalog catalog = ToolCatalog.shared(vertx);
-    return Future.join(mcp)
+    // the store first: a database that is down stops everything before any MCP server starts
+    return ConversationStore.create(vertx, o.getStore())
+      .compose(st -> {
+        store[0] = st;
+        for (McpServerOptions server : enabled) {
+          McpServerVerticle verticle = McpServerVerticle.connectingInBackground();
+          verticles.add(verticle);
+          mcp.add(vertx.deployVerticle(verticle, new DeploymentOptions().setConfig(server.toJson())));
+        }
+        return Future.join(mcp);
+      })
       .transform(ar -> {
         mcp.stream().filter(Future::succeeded).forEach(f -> deployments.add(f.result()));
         return ar.succeeded() ? Future.<Void>succeededFuture() : Future.<Void>failedFuture(ar.cause());
@@ -104,8 +112,7 @@ public final class Agentbus {
       .compose(v -> awaitServers ? firstAttempts(verticles) : Future.<Void>succeededFuture())
       .compose(v -> vertx.deployVerticle(new CatalogVerticle(catalog, names)).map(deployments::add))
       .compose(v -> vertx.deployVerticle(new DispatcherVerticle(catalog, o.getDispatcher())).map(deployments::add))
-      .compose(v -> ConversationStore.create(vertx, o.getStore()).onSuccess(st -> store[0] = st))
-      .compose(st -> vertx.deployVerticle(() -> new ConversationVerticle(st), new DeploymentOptions()
+      .compose(v -> vertx.deployVerticle(() -> new ConversationVerticle(store[0]), new DeploymentOptions()
         .setInstances(o.getConversationInstances())
         .setConfig(o.getConversation().toJson().put("dispatcher", o.getDispatcher().toJson()))).map(deployments::add))
       .map(v -> new Agentbus(vertx, List.copyOf(deployments), names, List.copyOf(verticles), store[0]))
@@ -163,19 +170,31 @@ public final class Agentbus {
 
   /** Runs one turn; completes with the turn result (answer, status, tool calls, usage). */
   public Future<JsonObject> send(String conversationId, Object content) {
-    return request(ConversationIds.address(conversationId), Actions.SEND,
-      new JsonObject().put("id", conversationId).put("content", content), TURN_TIMEOUT_MS);
+    return conversation(conversationId, Actions.SEND, new JsonObject().put("id", conversationId).put("content", content),
+      TURN_TIMEOUT_MS);
   }
 
   /** @return the conversation's history and usage */
   public Future<JsonObject> get(String conversationId) {
-    return request(ConversationIds.address(conversationId), Actions.GET, new JsonObject().put("id", conversationId), 30_000);
+    return conversation(conversationId, Actions.GET, new JsonObject().put("id", conversationId), 30_000);
   }
 
-  /** Forgets a conversation. */
+  /** Deletes a conversation, from the store too. */
   public Future<Void> delete(String conversationId) {
-    return request(ConversationIds.address(conversationId), Actions.DELETE, new JsonObject().put("id", conversationId), 30_000)
-      .mapEmpty();
+    return conversation(conversationId, Actions.DELETE, new JsonObject().put("id", conversationId), 30_000).mapEmpty();
+  }
+
+  /**
+   * Asks the instance the id names; when it has no such instance (the conversation was created
+   * by a process with more instances, and loaded from the store), the front address answers.
+   */
+  private Future<JsonObject> conversation(String id, String action, JsonObject body, long timeoutMs) {
+    return request(ConversationIds.address(id), action, body, timeoutMs).recover(err -> {
+      if (err instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS) {
+        return request(Addresses.CONVERSATION, action, body, timeoutMs);
+      }
+      return Future.failedFuture(err);
+    });
   }
 
   private Future<JsonObject> request(String address, String action, JsonObject body, long timeoutMs) {
