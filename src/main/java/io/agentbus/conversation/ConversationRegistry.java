@@ -159,16 +159,38 @@ final class ConversationRegistry implements Shareable {
       if (!overLowWater(moreBytes) || evicted >= sample.size() / 2 + 1) {
         break;
       }
-      if (c.tryClaim()) {
-        if (remove(c)) {
-          c.markDeleted();
-          evicted++;
-        } else {
-          c.release();
-        }
+      if (evict(c)) {
+        evicted++;
       }
     }
     return evicted;
+  }
+
+  /**
+   * Takes {@code c} out of memory unless it runs a turn; the store keeps it.
+   *
+   * @return whether it was taken out (false: claimed by someone, or no longer held here)
+   */
+  boolean evict(Conversation c) {
+    if (!c.tryClaim()) {
+      return false;
+    }
+    if (retire(c)) {
+      return true;
+    }
+    c.release();
+    return false;
+  }
+
+  /**
+   * The owner of {@code c}'s claim retires it: this object can never be claimed again (the next
+   * request for the id loads the store's version) and memory no longer holds it.
+   *
+   * @return whether memory held it
+   */
+  boolean retire(Conversation c) {
+    c.markDeleted();
+    return remove(c);
   }
 
   /** Forgets every conversation (the last instance stopped). */

@@ -452,8 +452,7 @@ public class ConversationVerticle extends VerticleBase {
           Throwable err = ar.cause();
           if (err instanceof Refusal rf && (rf.code == FailureCodes.CONFLICT || rf.code == FailureCodes.NOT_FOUND)) {
             // what memory holds is stale: the next request loads the store's version
-            c.markDeleted();
-            if (conversations.remove(c)) {
+            if (conversations.retire(c)) {
               AgentbusMetrics.get(vertx).conversationsClosed(1);
             }
           }
@@ -527,13 +526,8 @@ public class ConversationVerticle extends VerticleBase {
     long idleNanos = options.getIdleTimeoutMs() * 1_000_000L;
     int forgotten = 0;
     for (Conversation c : conversations.all()) {
-      if (!c.busy() && c.idleNanos(now) >= idleNanos && c.tryClaim()) {
-        if (conversations.remove(c)) {
-          c.markDeleted();
-          forgotten++;
-        } else {
-          c.release();
-        }
+      if (!c.busy() && c.idleNanos(now) >= idleNanos && conversations.evict(c)) {
+        forgotten++;
       }
     }
     if (forgotten > 0) {
@@ -565,8 +559,7 @@ public class ConversationVerticle extends VerticleBase {
           fail(msg, storeFailure(id, d.cause()));
           return;
         }
-        c.markDeleted();
-        if (conversations.remove(c)) {
+        if (conversations.retire(c)) {
           AgentbusMetrics.get(vertx).conversationsClosed(1);
         }
         c.release();
