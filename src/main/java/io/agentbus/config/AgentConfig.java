@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  *  "conversationMemoryBytes": 1610612736, "maxHistoryBytes": 16777216,
  *  "store": {"type": "sqlite"|"postgres"|"memory", "path": "data/agentbus.db", "uri": "postgresql://...",
  *            "schema": null, "poolSize": 4, "connectTimeoutMs": 5000, "requestTimeoutMs": 10000,
- *            "maxPendingRequests": 1000, "synchronous": "full"},
+ *            "maxPendingRequests": 1000, "synchronous": "normal"},
  *  "http": {"host": "0.0.0.0", "port": 8080, "tokens": {"<token>": "<tenant>"}, "maxBodyBytes": 1048576,
  *           "maxInFlightTurns": 20000, "retryAfterSeconds": 1, "headerTimeoutMs": 10000,
  *           "idleTimeoutMs": 60000, "maxConnections": 10000}}

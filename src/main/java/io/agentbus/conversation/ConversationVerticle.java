@@ -49,8 +49,9 @@ import org.slf4j.LoggerFactory;
  * known. A failed turn is never stored.
  *
  * <p>Bodies: create {@code {system?, tools?: [names or globs], tenant?}} → {@code {id}};
- * send {@code {id, content, tenant?, requestId?}} → the turn result (every event of the turn
- * carries {@code requestId} when given); get {@code {id, tenant?}} → the conversation; delete
+ * send {@code {id, content, tenant?, requestId?, stream?}} → the turn result (every event of the
+ * turn carries {@code requestId} when given; {@code stream: false} says nobody watches the turn's
+ * text deltas, so the model is asked for whole replies: see {@link TurnRunner}); get {@code {id, tenant?}} → the conversation; delete
  * {@code {id, tenant?}} → {@code {id, deleted: true}}; list {@code {tenant?, limit?, after?}}
  * → {@code {conversations: [...], next?}}; drain (on a shard address) refuses new turns and
  * replies once the running ones have finished.
@@ -392,6 +393,11 @@ public class ConversationVerticle extends VerticleBase {
       msg.fail(FailureCodes.BAD_REQUEST, "field 'requestId' must be a string");
       return;
     }
+    Object stream = body.getValue("stream");
+    if (stream != null && !(stream instanceof Boolean)) {
+      msg.fail(FailureCodes.BAD_REQUEST, "field 'stream' must be a boolean");
+      return;
+    }
     if (activeTurns >= options.getMaxActiveTurns()) {
       msg.fail(FailureCodes.UNAVAILABLE, "overloaded: " + activeTurns + " turns running; retry later");
       return;
@@ -443,7 +449,7 @@ public class ConversationVerticle extends VerticleBase {
     c.turnStarted();
     int from = c.history().size();
     TurnEvents events = new TurnEvents(vertx.eventBus(), c.id(), requestId);
-    runner.run(c, content, events)
+    runner.run(c, content, events, body.getBoolean("stream", options.isStream()))
       .compose(result -> commit(c, from, result))
       .onComplete(ar -> {
         activeTurns--;

@@ -40,6 +40,12 @@ final class TurnRunner {
   private static final Logger LOG = LoggerFactory.getLogger(TurnRunner.class);
   static final String DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5";
   static final String DEFAULT_OPENAI_MODEL = "gpt-4.1-mini";
+  /**
+   * The largest {@code maxTokens} asked for as a whole reply: a reply that long may take ten
+   * minutes or more, which providers and the proxies between ask to stream (a stream keeps
+   * bytes moving; the providers' own SDKs refuse non-streaming requests above this).
+   */
+  static final int WHOLE_REPLY_MAX_TOKENS = 21_333;
 
   private final Vertx vertx;
   private final ModelClient model;
@@ -65,16 +71,19 @@ final class TurnRunner {
     final TurnEvents events;
     /** The tool set of the whole turn. */
     final CatalogSnapshot snapshot;
+    /** Whether someone watches the turn's text deltas. */
+    final boolean watched;
     final long deadlineNanos;
     final JsonArray toolCalls = new JsonArray();
     Usage usage = Usage.ZERO;
     int iteration;
     String lastText = "";
 
-    Turn(Conversation conversation, TurnEvents events, CatalogSnapshot snapshot, long timeoutMs) {
+    Turn(Conversation conversation, TurnEvents events, CatalogSnapshot snapshot, boolean watched, long timeoutMs) {
       this.conversation = conversation;
       this.events = events;
       this.snapshot = snapshot;
+      this.watched = watched;
       this.deadlineNanos = System.nanoTime() + timeoutMs * 1_000_000L;
     }
 
@@ -86,9 +95,13 @@ final class TurnRunner {
   /**
    * Appends the user message and runs the loop; completes with the turn result. The caller
    * publishes the {@code done} event ({@link TurnEvents#done}) once the turn is committed.
+   *
+   * @param stream whether the turn's text deltas are watched (an SSE client, a bus subscriber):
+   *     if not, the model is asked for whole replies, which costs both ends less than a stream
+   *     of events, unless {@code maxTokens} is above {@link #WHOLE_REPLY_MAX_TOKENS}
    */
-  Future<JsonObject> run(Conversation conversation, Object userContent, TurnEvents events) {
-    Turn t = new Turn(conversation, events, catalog.current(), options.getTurnTimeoutMs());
+  Future<JsonObject> run(Conversation conversation, Object userContent, TurnEvents events, boolean stream) {
+    Turn t = new Turn(conversation, events, catalog.current(), stream, options.getTurnTimeoutMs());
     conversation.history().add(new JsonObject().put("role", "user").put("content", userContent));
     t.events.turnStarted(conversation.turns());
     return AgentbusMetrics.get(vertx).turn(iterate(t));
@@ -133,7 +146,8 @@ final class TurnRunner {
       request.setToolChoice(toolChoice);
     }
     long start = System.nanoTime();
-    Future<ModelResponse> reply = options.isStream()
+    boolean stream = t.watched || options.getMaxTokens() > WHOLE_REPLY_MAX_TOKENS;
+    Future<ModelResponse> reply = stream
       ? model.stream(request, ev -> {
         if (ev instanceof ModelStreamEvent.TextDelta d) {
           t.events.textDelta(d.text());

@@ -90,6 +90,8 @@ final class ConversationRoutes {
         });
       return;
     }
+    // a JSON caller sees the answer only: nobody watches text deltas
+    request.put("stream", false);
     bus.conversation(id, Actions.SEND, request, ConversationOptions.SEND_TIMEOUT_MS).onComplete(ar -> {
       admission.release(key);
       if (ar.succeeded()) {

@@ -60,6 +60,7 @@ public final class MockModelServer {
   private final Queue<MockFault> faults = new ConcurrentLinkedQueue<>();
   private final AtomicInteger requests = new AtomicInteger();
   private final AtomicInteger http2Requests = new AtomicInteger();
+  private final AtomicInteger streamedRequests = new AtomicInteger();
   private final AtomicInteger connections = new AtomicInteger();
   private final AtomicInteger optionsRequests = new AtomicInteger();
   private final AtomicInteger inFlight = new AtomicInteger();
@@ -131,6 +132,13 @@ public final class MockModelServer {
   }
 
   /**
+   * @return how many of {@link #requestCount()} asked for a streamed reply ({@code stream: true})
+   */
+  public int streamedRequestCount() {
+    return streamedRequests.get();
+  }
+
+  /**
    * @return how many of {@link #requestCount()} came over HTTP/2
    */
   public int http2RequestCount() {
@@ -162,6 +170,7 @@ public final class MockModelServer {
   public void resetRequestCount() {
     requests.set(0);
     http2Requests.set(0);
+    streamedRequests.set(0);
     peakInFlight.set(inFlight.get());
   }
 
@@ -257,6 +266,9 @@ public final class MockModelServer {
       return;
     }
     boolean stream = body.getBoolean("stream", false);
+    if (stream) {
+      streamedRequests.incrementAndGet();
+    }
     if (fault != null && httpFault(ctx, api, requestId, fault, stream)) {
       return;
     }

@@ -39,9 +39,13 @@ public class StoreOptions {
 
   /** How hard SQLite syncs a commit to disk. */
   public enum Synchronous {
-    /** Every commit is on disk when it returns: survives a power loss. The default. */
+    /** Every commit is on disk when it returns: survives a power loss, at one disk sync per commit. */
     FULL,
-    /** A commit survives the process being killed; a power loss may roll back the last ones. */
+    /**
+     * A commit survives the process being killed (the write-ahead log is in the operating
+     * system's hands when it returns); a power loss or an OS crash may roll back the last ones,
+     * never corrupt the file. SQLite's recommended setting in WAL mode, and the default.
+     */
     NORMAL
   }
 
@@ -51,7 +55,7 @@ public class StoreOptions {
   public static final long DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
   public static final long DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
   public static final int DEFAULT_MAX_PENDING_REQUESTS = 1_000;
-  public static final Synchronous DEFAULT_SYNCHRONOUS = Synchronous.FULL;
+  public static final Synchronous DEFAULT_SYNCHRONOUS = Synchronous.NORMAL;
 
   private static final Pattern SCHEMA_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 

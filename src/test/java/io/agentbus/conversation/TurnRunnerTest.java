@@ -100,7 +100,7 @@ class TurnRunnerTest {
   /** Runs one turn on a context of its own; completes with the result. */
   static Future<JsonObject> turn(Vertx vertx, TurnRunner runner, Conversation c, String userText) {
     Promise<JsonObject> p = Promise.promise();
-    vertx.getOrCreateContext().runOnContext(v -> runner.run(c, userText, new TurnEvents(vertx.eventBus(), c.id(), null)).onComplete(p));
+    vertx.getOrCreateContext().runOnContext(v -> runner.run(c, userText, new TurnEvents(vertx.eventBus(), c.id(), null), true).onComplete(p));
     return p.future();
   }
 

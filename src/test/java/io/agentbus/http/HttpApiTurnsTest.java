@@ -56,9 +56,14 @@ class HttpApiTurnsTest {
           assertEquals("/v1/conversations/" + id, created.getHeader("Location"));
         });
         String id = created.bodyAsJsonObject().getString("id");
+        int requestsBefore = fx.mock.requestCount();
+        int streamedBefore = fx.mock.streamedRequestCount();
         return fx.send(fx.api, id, ALICE, "PARALLEL: echo hello and add 2 and 3").compose(turn -> {
           ctx.verify(() -> {
             assertEquals(200, turn.statusCode(), turn.bodyAsString());
+            // nobody watches a JSON turn's text deltas: the model is asked for whole replies
+            assertEquals(2, fx.mock.requestCount() - requestsBefore);
+            assertEquals(0, fx.mock.streamedRequestCount() - streamedBefore);
             assertTrue(turn.getHeader("Content-Type").startsWith("application/json"));
             JsonObject r = turn.bodyAsJsonObject();
             assertEquals("end_turn", r.getString("status"));
@@ -97,9 +102,14 @@ class HttpApiTurnsTest {
 
   @Test
   void aTurnStreamsAsServerSentEvents(VertxTestContext ctx) {
-    fx.create(ALICE).compose(id -> fx.stream(id, ALICE, "PARALLEL over SSE", null))
+    int[] streamedBefore = new int[1];
+    fx.create(ALICE).compose(id -> {
+      streamedBefore[0] = fx.mock.streamedRequestCount();
+      return fx.stream(id, ALICE, "PARALLEL over SSE", null);
+    })
       .onComplete(ctx.succeeding(s -> ctx.verify(() -> {
         assertEquals(200, s.response().statusCode());
+        assertEquals(2, fx.mock.streamedRequestCount() - streamedBefore[0]);
         assertTrue(s.response().getHeader("Content-Type").startsWith("text/event-stream"));
         assertEquals("no-cache", s.response().getHeader("Cache-Control"));
         List<String> names = s.events().stream().map(SseEvent::event).toList();

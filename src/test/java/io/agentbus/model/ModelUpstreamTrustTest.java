@@ -8,8 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -85,6 +88,28 @@ class ModelUpstreamTrustTest {
     ModelException e = failure(call(client(provider, port), false));
     assertEquals(ModelException.Kind.PROTOCOL, e.kind());
     assertTrue(e.getMessage().contains("is not a"), e.getMessage());
+  }
+
+  @Test
+  void aWholeReplyLargerThanFourEventsIsRefusedWithoutReadingItAll() throws Exception {
+    int port = serve(req -> {
+      HttpServerResponse resp = req.response().setChunked(true).putHeader("content-type", "application/json");
+      resp.write("{\"filler\": \"");
+      Buffer chunk = Buffer.buffer("x".repeat(64 * 1024));
+      // endless: the client must stop reading, not wait for an end
+      vertx.setPeriodic(1, id -> {
+        if (resp.closed() || resp.ended()) {
+          vertx.cancelTimer(id);
+        } else if (!resp.writeQueueFull()) {
+          resp.write(chunk);
+        }
+      });
+    });
+    ModelClient client = ModelClient.create(vertx, new ModelOptions().setProvider(ModelOptions.ANTHROPIC).setApiKey(KEY)
+      .setModel("m").setBaseUrl("http://127.0.0.1:" + port).setMaxRetries(0).setHttp2(false).setMaxEventSize(64 * 1024));
+    ModelException e = failure(call(client, false));
+    assertEquals(ModelException.Kind.PROTOCOL, e.kind());
+    assertTrue(e.getMessage().contains("larger than 262144 bytes"), e.getMessage());
   }
 
   @ParameterizedTest

@@ -16,7 +16,7 @@ class StoreOptionsTest {
     assertEquals(StoreOptions.Type.SQLITE, o.getType());
     assertEquals("data/agentbus.db", o.getPath());
     assertEquals(StoreOptions.DEFAULT_POOL_SIZE, o.getPoolSize());
-    assertEquals(StoreOptions.Synchronous.FULL, o.getSynchronous());
+    assertEquals(StoreOptions.Synchronous.NORMAL, o.getSynchronous());
     assertEquals(new StoreOptions().toJson(), o.toJson());
   }
 

@@ -100,8 +100,39 @@ public final class ModelHttp {
     }
     return client.request(url, endpoint(url, headers).json())
         .compose(req -> req.send(body.toBuffer()))
-        .compose(resp -> resp.body().compose(b -> jsonResponse(resp, b)))
+        .compose(resp -> boundedBody(resp).compose(b -> jsonResponse(resp, b)))
         .recover(err -> Future.failedFuture(transportFailure(err)));
+  }
+
+  /**
+   * @return the largest whole (non-streamed) response body read: four times the largest
+   *     streamed event ({@link ModelOptions#getMaxEventSize()})
+   */
+  int maxBodyBytes() {
+    return (int) Math.min(Integer.MAX_VALUE - 8, options.getMaxEventSize() * 4L);
+  }
+
+  /** The response body, or a PROTOCOL failure (the stream reset) once it grows past {@link #maxBodyBytes()}. */
+  private Future<Buffer> boundedBody(HttpClientResponse resp) {
+    int max = maxBodyBytes();
+    Promise<Buffer> done = Promise.promise();
+    Buffer body = Buffer.buffer();
+    resp.handler(chunk -> {
+      if (done.future().isComplete()) {
+        return;
+      }
+      if (body.length() + chunk.length() > max) {
+        done.fail(new ModelException(Kind.PROTOCOL, resp.statusCode(), null, "the model endpoint's response body "
+            + "is larger than " + max + " bytes (4 x maxEventSize)", redact(requestId(resp.headers())), false, -1, null));
+        resp.handler(null);
+        resp.request().reset();
+        return;
+      }
+      body.appendBuffer(chunk);
+    });
+    resp.exceptionHandler(done::tryFail);
+    resp.endHandler(v -> done.tryComplete(body));
+    return done.future();
   }
 
   private Future<JsonResponse> jsonResponse(HttpClientResponse resp, Buffer b) {

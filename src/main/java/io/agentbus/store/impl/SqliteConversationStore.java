@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * The {@code sqlite} store: one file in WAL mode, one connection on one dedicated thread
  * ({@link SqliteWorker}). Writes take the write lock up front ({@code BEGIN IMMEDIATE}), so two
  * processes on one file serialize too, and the version check decides between them; writes
- * queued together commit together (group commit, see {@link SqliteWorker}).
+ * queued together commit together (group commit, see {@link SqliteWorker}). Each SQL text is
+ * compiled once per connection ({@link SqliteSession}).
  */
 public final class SqliteConversationStore implements ConversationStore {
 
@@ -43,6 +44,27 @@ public final class SqliteConversationStore implements ConversationStore {
   private static final String SUMMARY_COLUMNS =
     "id, tenant, title, created_at, updated_at, version, usage, input_tokens, output_tokens, "
       + "cache_creation_input_tokens, cache_read_input_tokens";
+
+  // The SQL texts are constants: they are the keys of the connection's statement cache.
+  private static final String INSERT_CONVERSATION = "INSERT INTO conversations (id, tenant, title, system_prompt, tools, "
+    + "created_at, updated_at, version, message_count, usage) VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0, '{}') ON CONFLICT (id) DO NOTHING";
+  private static final String SELECT_HEADER = "SELECT " + HEADER_COLUMNS + " FROM conversations WHERE id = ?";
+  private static final String SELECT_MESSAGES =
+    "SELECT seq, content FROM conversation_messages WHERE conversation_id = ? AND seq < ? ORDER BY seq";
+  private static final String SELECT_FOR_TURN =
+    "SELECT version, message_count, usage, title, updated_at FROM conversations WHERE id = ?";
+  private static final String UPDATE_FOR_TURN = "UPDATE conversations SET version = ?, message_count = ?, usage = ?, "
+    + "input_tokens = ?, output_tokens = ?, cache_creation_input_tokens = ?, cache_read_input_tokens = ?, title = ?, "
+    + "updated_at = ? WHERE id = ?";
+  private static final String INSERT_MESSAGE =
+    "INSERT INTO conversation_messages (conversation_id, seq, turn, content) VALUES (?, ?, ?, ?)";
+  private static final String DELETE_CONVERSATION = "DELETE FROM conversations WHERE id = ?";
+  private static final String DELETE_MESSAGES = "DELETE FROM conversation_messages WHERE conversation_id = ?";
+  /** By tenant given, then by cursor given: [none, cursor, tenant, tenant and cursor]. */
+  private static final List<String> LIST = List.of(listSql(false, false), listSql(false, true), listSql(true, false),
+    listSql(true, true));
+  private static final String TOTALS_NO_TENANT = totalsSql(false);
+  private static final String TOTALS_TENANT = totalsSql(true);
 
   private final String name;
   private final SqliteWorker worker;
@@ -98,11 +120,12 @@ public final class SqliteConversationStore implements ConversationStore {
     return c;
   }
 
-  private static int migrate(Connection c) throws SQLException {
+  private static int migrate(SqliteSession session) throws SQLException {
+    Connection c = session.connection();
     try (Statement s = c.createStatement()) {
       s.execute(Migrations.SQLITE_VERSION_TABLE);
     }
-    return inTransaction(c, () -> {
+    return inTransaction(session, () -> {
       int current;
       try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT coalesce(max(version), 0) FROM agentbus_schema_version")) {
         rs.next();
@@ -135,27 +158,23 @@ public final class SqliteConversationStore implements ConversationStore {
   }
 
   /** Runs {@code body} between {@code BEGIN IMMEDIATE} (the write lock) and {@code COMMIT}; anything thrown rolls back. */
-  private static <T> T inTransaction(Connection c, TxBody<T> body) throws SQLException {
-    return inTransaction(c, "BEGIN IMMEDIATE", body);
+  private static <T> T inTransaction(SqliteSession s, TxBody<T> body) throws SQLException {
+    return inTransaction(s, "BEGIN IMMEDIATE", body);
   }
 
   /** Runs {@code body} in a read transaction: one snapshot, no write lock. */
-  private static <T> T inReadTransaction(Connection c, TxBody<T> body) throws SQLException {
-    return inTransaction(c, "BEGIN DEFERRED", body);
+  private static <T> T inReadTransaction(SqliteSession s, TxBody<T> body) throws SQLException {
+    return inTransaction(s, "BEGIN DEFERRED", body);
   }
 
-  private static <T> T inTransaction(Connection c, String begin, TxBody<T> body) throws SQLException {
-    try (Statement s = c.createStatement()) {
-      s.execute(begin);
-    }
+  private static <T> T inTransaction(SqliteSession s, String begin, TxBody<T> body) throws SQLException {
+    s.execute(begin);
     try {
       T result = body.run();
-      try (Statement s = c.createStatement()) {
-        s.execute("COMMIT");
-      }
+      s.execute("COMMIT");
       return result;
     } catch (SQLException | RuntimeException e) {
-      try (Statement s = c.createStatement()) {
+      try {
         s.execute("ROLLBACK");
       } catch (SQLException rollback) {
         e.addSuppressed(rollback);
@@ -173,22 +192,22 @@ public final class SqliteConversationStore implements ConversationStore {
   public Future<StoredConversation> insert(NewConversation conv) {
     Objects.requireNonNull(conv, "'conversation' cannot be null");
     String tools = conv.tools().encode();
-    return worker.submitWrite("insert " + conv.id(), c -> {
+    // copied on the caller's thread, as encoded: what the caller does with its object afterwards changes neither
+    JsonObject toolsCopy = conv.tools().copy();
+    return worker.submitWrite("insert " + conv.id(), s -> {
       long now = System.currentTimeMillis();
-      try (PreparedStatement ps = c.prepareStatement("INSERT INTO conversations (id, tenant, title, system_prompt, tools, "
-        + "created_at, updated_at, version, message_count, usage) VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0, '{}') ON CONFLICT (id) DO NOTHING")) {
-        ps.setString(1, conv.id());
-        ps.setString(2, conv.tenant());
-        ps.setString(3, conv.title());
-        ps.setString(4, conv.system());
-        ps.setString(5, tools);
-        ps.setLong(6, now);
-        ps.setLong(7, now);
-        if (ps.executeUpdate() == 0) {
-          throw new StoreException(Kind.CONFLICT, "conversation " + conv.id() + " already exists");
-        }
+      PreparedStatement ps = s.statement(INSERT_CONVERSATION);
+      ps.setString(1, conv.id());
+      ps.setString(2, conv.tenant());
+      ps.setString(3, conv.title());
+      ps.setString(4, conv.system());
+      ps.setString(5, tools);
+      ps.setLong(6, now);
+      ps.setLong(7, now);
+      if (ps.executeUpdate() == 0) {
+        throw new StoreException(Kind.CONFLICT, "conversation " + conv.id() + " already exists");
       }
-      return new StoredConversation(conv.id(), conv.tenant(), conv.title(), conv.system(), conv.tools().copy(), now, now, 0,
+      return new StoredConversation(conv.id(), conv.tenant(), conv.title(), conv.system(), toolsCopy, now, now, 0,
         new JsonObject(), List.of());
     });
   }
@@ -200,34 +219,31 @@ public final class SqliteConversationStore implements ConversationStore {
     } catch (StoreException e) {
       return Future.failedFuture(e);
     }
-    return worker.submit("load " + id, c -> inReadTransaction(c, () -> {
+    return worker.submit("load " + id, s -> inReadTransaction(s, () -> {
       StoredConversation header;
       int count;
-      try (PreparedStatement ps = c.prepareStatement("SELECT " + HEADER_COLUMNS + " FROM conversations WHERE id = ?")) {
-        ps.setString(1, id);
-        try (ResultSet rs = ps.executeQuery()) {
-          if (!rs.next()) {
-            throw StoreSupport.notFound(id);
-          }
-          header = new StoredConversation(id, rs.getString(1), rs.getString(2), rs.getString(3),
-            json(id, "its tool selection", rs.getString(4)), rs.getLong(5), rs.getLong(6), rs.getLong(7),
-            json(id, "its usage", rs.getString(9)), List.of());
-          count = rs.getInt(8);
+      PreparedStatement headerQuery = s.statement(SELECT_HEADER);
+      headerQuery.setString(1, id);
+      try (ResultSet rs = headerQuery.executeQuery()) {
+        if (!rs.next()) {
+          throw StoreSupport.notFound(id);
         }
+        header = new StoredConversation(id, rs.getString(1), rs.getString(2), rs.getString(3),
+          json(id, "its tool selection", rs.getString(4)), rs.getLong(5), rs.getLong(6), rs.getLong(7),
+          json(id, "its usage", rs.getString(9)), List.of());
+        count = rs.getInt(8);
       }
       List<JsonObject> messages = new ArrayList<>(count);
-      try (PreparedStatement ps = c.prepareStatement(
-        "SELECT seq, content FROM conversation_messages WHERE conversation_id = ? AND seq < ? ORDER BY seq")) {
-        ps.setString(1, id);
-        ps.setInt(2, count);
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            int seq = rs.getInt(1);
-            if (seq != messages.size()) {
-              throw StoreSupport.corrupt(name, id, "message " + messages.size() + " is missing", null);
-            }
-            messages.add(json(id, "message " + seq, rs.getString(2)));
+      PreparedStatement messageQuery = s.statement(SELECT_MESSAGES);
+      messageQuery.setString(1, id);
+      messageQuery.setInt(2, count);
+      try (ResultSet rs = messageQuery.executeQuery()) {
+        while (rs.next()) {
+          int seq = rs.getInt(1);
+          if (seq != messages.size()) {
+            throw StoreSupport.corrupt(name, id, "message " + messages.size() + " is missing", null);
           }
+          messages.add(json(id, "message " + seq, rs.getString(2)));
         }
       }
       if (messages.size() != count) {
@@ -261,59 +277,56 @@ public final class SqliteConversationStore implements ConversationStore {
     }
     String title = StoreSupport.title(messages);
     JsonObject turnUsage = usage == null ? null : usage.copy();
-    return worker.submitWrite("appendTurn " + id, c -> {
+    return worker.submitWrite("appendTurn " + id, s -> {
       long version;
       int count;
+      String totalsText;
       JsonObject totals;
       String oldTitle;
       long oldUpdated;
-      try (PreparedStatement ps = c.prepareStatement(
-        "SELECT version, message_count, usage, title, updated_at FROM conversations WHERE id = ?")) {
-        ps.setString(1, id);
-        try (ResultSet rs = ps.executeQuery()) {
-          if (!rs.next()) {
-            throw StoreSupport.notFound(id);
-          }
-          version = rs.getLong(1);
-          count = rs.getInt(2);
-          if (version != expectedVersion) {
-            throw StoreSupport.conflict(id, expectedVersion, version);
-          }
-          totals = json(id, "its usage", rs.getString(3));
-          oldTitle = rs.getString(4);
-          oldUpdated = rs.getLong(5);
+      PreparedStatement select = s.statement(SELECT_FOR_TURN);
+      select.setString(1, id);
+      try (ResultSet rs = select.executeQuery()) {
+        if (!rs.next()) {
+          throw StoreSupport.notFound(id);
         }
+        version = rs.getLong(1);
+        count = rs.getInt(2);
+        if (version != expectedVersion) {
+          throw StoreSupport.conflict(id, expectedVersion, version);
+        }
+        totalsText = rs.getString(3);
+        totals = json(id, "its usage", totalsText);
+        oldTitle = rs.getString(4);
+        oldUpdated = rs.getLong(5);
       }
-      JsonObject merged = StoreSupport.mergeUsage(totals, turnUsage);
+      // without usage for this turn the totals stand as read: no copy, and the stored text is kept
+      JsonObject merged = turnUsage == null ? totals : StoreSupport.mergeUsage(totals, turnUsage);
+      String mergedText = turnUsage == null ? totalsText : merged.encode();
       String newTitle = oldTitle != null ? oldTitle : title;
       long now = Math.max(System.currentTimeMillis(), oldUpdated);
       long newVersion = version + 1;
-      try (PreparedStatement ps = c.prepareStatement("UPDATE conversations SET version = ?, message_count = ?, usage = ?, "
-        + "input_tokens = ?, output_tokens = ?, cache_creation_input_tokens = ?, cache_read_input_tokens = ?, title = ?, "
-        + "updated_at = ? WHERE id = ?")) {
-        ps.setLong(1, newVersion);
-        ps.setInt(2, count + encoded.size());
-        ps.setString(3, merged.encode());
-        for (int i = 0; i < StoreSupport.USAGE_COLUMNS.size(); i++) {
-          ps.setLong(4 + i, StoreSupport.usageLong(merged, StoreSupport.USAGE_COLUMNS.get(i)));
-        }
-        ps.setString(8, newTitle);
-        ps.setLong(9, now);
-        ps.setString(10, id);
-        ps.executeUpdate();
+      PreparedStatement update = s.statement(UPDATE_FOR_TURN);
+      update.setLong(1, newVersion);
+      update.setInt(2, count + encoded.size());
+      update.setString(3, mergedText);
+      for (int i = 0; i < StoreSupport.USAGE_COLUMNS.size(); i++) {
+        update.setLong(4 + i, StoreSupport.usageLong(merged, StoreSupport.USAGE_COLUMNS.get(i)));
       }
+      update.setString(8, newTitle);
+      update.setLong(9, now);
+      update.setString(10, id);
+      update.executeUpdate();
       if (!encoded.isEmpty()) {
-        try (PreparedStatement ps = c.prepareStatement(
-          "INSERT INTO conversation_messages (conversation_id, seq, turn, content) VALUES (?, ?, ?, ?)")) {
-          for (int i = 0; i < encoded.size(); i++) {
-            ps.setString(1, id);
-            ps.setInt(2, count + i);
-            ps.setLong(3, newVersion);
-            ps.setString(4, encoded.get(i));
-            ps.addBatch();
-          }
-          ps.executeBatch();
+        PreparedStatement insert = s.statement(INSERT_MESSAGE);
+        for (int i = 0; i < encoded.size(); i++) {
+          insert.setString(1, id);
+          insert.setInt(2, count + i);
+          insert.setLong(3, newVersion);
+          insert.setString(4, encoded.get(i));
+          insert.addBatch();
         }
+        insert.executeBatch();
       }
       return new TurnCommit(newVersion, now, count + encoded.size(), merged, newTitle);
     });
@@ -328,42 +341,45 @@ public final class SqliteConversationStore implements ConversationStore {
     } catch (StoreException e) {
       return Future.failedFuture(e);
     }
-    String sql = "SELECT " + SUMMARY_COLUMNS + " FROM conversations WHERE "
-      + (tenant == null ? "tenant IS NULL" : "tenant = ?")
-      + (after == null ? "" : " AND (updated_at, id) < (?, ?)")
-      + " ORDER BY updated_at DESC, id DESC LIMIT ?";
-    return worker.submit("list", c -> {
+    String sql = LIST.get((tenant == null ? 0 : 2) + (after == null ? 0 : 1));
+    return worker.submit("list", s -> {
       List<ConversationSummary> items = new ArrayList<>();
       boolean more = false;
-      try (PreparedStatement ps = c.prepareStatement(sql)) {
-        int p = 1;
-        if (tenant != null) {
-          ps.setString(p++, tenant);
-        }
-        if (after != null) {
-          ps.setLong(p++, after.updatedAt());
-          ps.setString(p++, after.id());
-        }
-        ps.setInt(p, limit + 1);
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            if (items.size() == limit) {
-              more = true;
-              break;
-            }
-            long[] columns = new long[StoreSupport.USAGE_COLUMNS.size()];
-            for (int i = 0; i < columns.length; i++) {
-              columns[i] = rs.getLong(8 + i);
-            }
-            String id = rs.getString(1);
-            items.add(new ConversationSummary(id, rs.getString(2), rs.getString(3), rs.getLong(4), rs.getLong(5),
-              listedUsage(id, rs.getString(7), columns), rs.getLong(6)));
+      PreparedStatement ps = s.statement(sql);
+      int p = 1;
+      if (tenant != null) {
+        ps.setString(p++, tenant);
+      }
+      if (after != null) {
+        ps.setLong(p++, after.updatedAt());
+        ps.setString(p++, after.id());
+      }
+      ps.setInt(p, limit + 1);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          if (items.size() == limit) {
+            more = true;
+            break;
           }
+          long[] columns = new long[StoreSupport.USAGE_COLUMNS.size()];
+          for (int i = 0; i < columns.length; i++) {
+            columns[i] = rs.getLong(8 + i);
+          }
+          String id = rs.getString(1);
+          items.add(new ConversationSummary(id, rs.getString(2), rs.getString(3), rs.getLong(4), rs.getLong(5),
+            listedUsage(id, rs.getString(7), columns), rs.getLong(6)));
         }
       }
       ConversationSummary last = more ? items.get(items.size() - 1) : null;
       return new ConversationPage(items, last == null ? null : StoreSupport.encodeCursor(last.updatedAt(), last.id()));
     });
+  }
+
+  private static String listSql(boolean tenant, boolean after) {
+    return "SELECT " + SUMMARY_COLUMNS + " FROM conversations WHERE "
+      + (tenant ? "tenant = ?" : "tenant IS NULL")
+      + (after ? " AND (updated_at, id) < (?, ?)" : "")
+      + " ORDER BY updated_at DESC, id DESC LIMIT ?";
   }
 
   /** A listing survives one damaged usage: that item shows the usage columns instead. */
@@ -387,41 +403,51 @@ public final class SqliteConversationStore implements ConversationStore {
     } catch (StoreException e) {
       return Future.failedFuture(e);
     }
-    return worker.submitWrite("delete " + id, c -> {
-      try (PreparedStatement ps = c.prepareStatement("DELETE FROM conversations WHERE id = ?")) {
-        ps.setString(1, id);
-        if (ps.executeUpdate() == 0) {
-          throw StoreSupport.notFound(id);
-        }
+    return worker.submitWrite("delete " + id, s -> {
+      PreparedStatement conversation = s.statement(DELETE_CONVERSATION);
+      conversation.setString(1, id);
+      if (conversation.executeUpdate() == 0) {
+        throw StoreSupport.notFound(id);
       }
-      try (PreparedStatement ps = c.prepareStatement("DELETE FROM conversation_messages WHERE conversation_id = ?")) {
-        ps.setString(1, id);
-        ps.executeUpdate();
-      }
+      PreparedStatement messages = s.statement(DELETE_MESSAGES);
+      messages.setString(1, id);
+      messages.executeUpdate();
       return null;
     });
   }
 
   @Override
   public Future<JsonObject> usageTotals(String tenant) {
-    String sql = "SELECT count(*), coalesce(sum(version), 0), coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), "
-      + "coalesce(sum(cache_creation_input_tokens), 0), coalesce(sum(cache_read_input_tokens), 0) FROM conversations WHERE "
-      + (tenant == null ? "tenant IS NULL" : "tenant = ?");
-    return worker.submit("usageTotals", c -> {
-      try (PreparedStatement ps = c.prepareStatement(sql)) {
-        if (tenant != null) {
-          ps.setString(1, tenant);
+    String sql = tenant == null ? TOTALS_NO_TENANT : TOTALS_TENANT;
+    return worker.submit("usageTotals", s -> {
+      PreparedStatement ps = s.statement(sql);
+      if (tenant != null) {
+        ps.setString(1, tenant);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        long[] columns = new long[StoreSupport.USAGE_COLUMNS.size()];
+        for (int i = 0; i < columns.length; i++) {
+          columns[i] = rs.getLong(3 + i);
         }
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          long[] columns = new long[StoreSupport.USAGE_COLUMNS.size()];
-          for (int i = 0; i < columns.length; i++) {
-            columns[i] = rs.getLong(3 + i);
-          }
-          return StoreSupport.totals(rs.getLong(1), rs.getLong(2), columns);
-        }
+        return StoreSupport.totals(rs.getLong(1), rs.getLong(2), columns);
       }
     });
+  }
+
+  private static String totalsSql(boolean tenant) {
+    return "SELECT count(*), coalesce(sum(version), 0), coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), "
+      + "coalesce(sum(cache_creation_input_tokens), 0), coalesce(sum(cache_read_input_tokens), 0) FROM conversations WHERE "
+      + (tenant ? "tenant = ?" : "tenant IS NULL");
+  }
+
+  /**
+   * @return how many SQL statements this store compiled since it was opened: statements are
+   *     cached per connection, so this grows only with each new connection and each statement
+   *     text first used on it (for tests and diagnostics)
+   */
+  public long statementsPrepared() {
+    return worker.statementsPrepared();
   }
 
   @Override

@@ -8,7 +8,6 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -17,6 +16,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * to disk) serves the whole group. Under load the groups grow, so the disk's sync rate no
  * longer bounds the write rate; with nothing queued a write commits alone at once.
  *
- * <p>The JDBC connection is touched by the worker thread only. It is opened lazily and dropped
+ * <p>The JDBC connection is touched by the worker thread only. It is opened lazily, with a
+ * {@link SqliteSession} that caches its prepared statements, and dropped (statements included)
  * after an error that may have broken it, so the next job reopens it: the store recovers by
  * itself once the file is usable again.
  */
@@ -42,9 +43,16 @@ final class SqliteWorker {
   /** The most writes committed in one transaction. */
   static final int MAX_GROUP = 128;
 
-  /** Work run on the worker thread with the open connection. */
+  private static final String BEGIN_IMMEDIATE = "BEGIN IMMEDIATE";
+  private static final String COMMIT = "COMMIT";
+  private static final String ROLLBACK = "ROLLBACK";
+  private static final String SAVEPOINT = "SAVEPOINT agentbus_write";
+  private static final String ROLLBACK_TO_SAVEPOINT = "ROLLBACK TO agentbus_write";
+  private static final String RELEASE_SAVEPOINT = "RELEASE agentbus_write";
+
+  /** Work run on the worker thread with the open connection and its statement cache. */
   interface Work<T> {
-    T run(Connection connection) throws Exception;
+    T run(SqliteSession session) throws Exception;
   }
 
   /** Opens the connection (on the worker thread). */
@@ -59,7 +67,8 @@ final class SqliteWorker {
   private final Opener opener;
   private final ThreadPoolExecutor executor;
   private final AtomicBoolean closed = new AtomicBoolean();
-  private Connection connection;
+  private final AtomicLong prepares = new AtomicLong();
+  private SqliteSession session;
 
   SqliteWorker(Vertx vertx, String store, long timeoutMs, int maxPending, Opener opener) {
     this.vertx = vertx;
@@ -127,7 +136,7 @@ final class SqliteWorker {
     Promise<Void> done = Promise.promise();
     try {
       executor.execute(() -> {
-        dropConnection();
+        dropSession();
         ctx.runOnContext(v -> done.complete());
       });
     } catch (RejectedExecutionException e) {
@@ -141,21 +150,27 @@ final class SqliteWorker {
     return new StoreException(Kind.UNAVAILABLE, store + " is closed (" + op + ")");
   }
 
-  private Connection connection() throws Exception {
-    if (connection == null) {
-      connection = opener.open();
-    }
-    return connection;
+  /** @return how many statements were compiled, over every connection opened so far */
+  long statementsPrepared() {
+    return prepares.get();
   }
 
-  private void dropConnection() {
-    if (connection != null) {
+  private SqliteSession session() throws Exception {
+    if (session == null) {
+      session = new SqliteSession(opener.open(), prepares);
+    }
+    return session;
+  }
+
+  /** Closes the connection with its cached statements; the next job opens a new one. */
+  private void dropSession() {
+    if (session != null) {
       try {
-        connection.close();
+        session.close();
       } catch (SQLException e) {
         log.debug("{}: closing the connection failed: {}", store, e.getMessage());
       }
-      connection = null;
+      session = null;
     }
   }
 
@@ -202,22 +217,18 @@ final class SqliteWorker {
       }
     }
     Throwable groupFailure = null;
-    Connection c = null;
+    SqliteSession s = null;
     try {
-      c = connection();
-      try (Statement s = c.createStatement()) {
-        s.execute("BEGIN IMMEDIATE");
-      }
+      s = session();
+      s.execute(BEGIN_IMMEDIATE);
       try {
         for (Job<?> job : group) {
-          job.runInGroup(c);
+          job.runInGroup(s);
         }
-        try (Statement s = c.createStatement()) {
-          s.execute("COMMIT");
-        }
+        s.execute(COMMIT);
       } catch (Throwable e) {
-        try (Statement s = c.createStatement()) {
-          s.execute("ROLLBACK");
+        try {
+          s.execute(ROLLBACK);
         } catch (SQLException rollback) {
           e.addSuppressed(rollback);
         }
@@ -225,10 +236,13 @@ final class SqliteWorker {
       }
     } catch (Throwable e) {
       groupFailure = e;
-      if (breaksConnection(e) || c == null) {
+      if (breaksConnection(e) || s == null) {
         log.warn("{}: {} writes failed ({}); the connection is reopened on the next request", store, group.size(), e.getMessage());
-        dropConnection();
+        dropSession();
       }
+    }
+    if (session != null) {
+      session.recycle(groupFailure);
     }
     for (Job<?> job : group) {
       job.reportGroup(groupFailure);
@@ -269,34 +283,37 @@ final class SqliteWorker {
       }
       T value = null;
       Throwable error = null;
+      SqliteSession s = null;
       try {
-        value = work.run(connection());
+        s = session();
+        value = work.run(s);
       } catch (Throwable e) {
         error = e;
-        if (breaksConnection(e)) {
-          log.warn("{}: {} failed ({}); the connection is reopened on the next request", store, op, e.getMessage());
-          dropConnection();
-        }
+      }
+      if (s != null) {
+        s.recycle(error);
+      }
+      if (breaksConnection(error)) {
+        log.warn("{}: {} failed ({}); the connection is reopened on the next request", store, op, error.getMessage());
+        dropSession();
       }
       report(value, error);
     }
 
     /** Runs this write inside the group's transaction, in a savepoint of its own. */
-    void runInGroup(Connection c) throws SQLException {
-      try (Statement s = c.createStatement()) {
-        s.execute("SAVEPOINT agentbus_write");
-      }
+    void runInGroup(SqliteSession s) throws SQLException {
+      s.execute(SAVEPOINT);
       try {
-        result = work.run(c);
+        result = work.run(s);
       } catch (Exception e) {
         failure = e;
-        try (Statement s = c.createStatement()) {
-          s.execute("ROLLBACK TO agentbus_write");
-        }
       }
-      try (Statement s = c.createStatement()) {
-        s.execute("RELEASE agentbus_write");
+      // before the next write of the group reuses them
+      s.recycle(failure);
+      if (failure != null) {
+        s.execute(ROLLBACK_TO_SAVEPOINT);
       }
+      s.execute(RELEASE_SAVEPOINT);
     }
 
     /** Reports what {@link #runInGroup} left, or {@code groupFailure} when the group did not commit. */
