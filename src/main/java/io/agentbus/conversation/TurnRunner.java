@@ -41,11 +41,10 @@ final class TurnRunner {
   static final String DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5";
   static final String DEFAULT_OPENAI_MODEL = "gpt-4.1-mini";
   /**
-   * The largest {@code maxTokens} asked for as a whole reply: a reply that long may take ten
-   * minutes or more, which providers and the proxies between ask to stream (a stream keeps
-   * bytes moving; the providers' own SDKs refuse non-streaming requests above this).
+   * The pace at which a whole (non-streamed) reply is budgeted, in tokens an hour: the one the
+   * providers' own SDKs use to refuse non-streaming requests that may outlast their timeout.
    */
-  static final int WHOLE_REPLY_MAX_TOKENS = 21_333;
+  static final long WHOLE_REPLY_TOKENS_PER_HOUR = 128_000;
 
   private final Vertx vertx;
   private final ModelClient model;
@@ -98,13 +97,23 @@ final class TurnRunner {
    *
    * @param stream whether the turn's text deltas are watched (an SSE client, a bus subscriber):
    *     if not, the model is asked for whole replies, which costs both ends less than a stream
-   *     of events, unless {@code maxTokens} is above {@link #WHOLE_REPLY_MAX_TOKENS}
+   *     of events, when {@link #wholeReplyFits} (else it streams, the deltas unseen)
    */
   Future<JsonObject> run(Conversation conversation, Object userContent, TurnEvents events, boolean stream) {
     Turn t = new Turn(conversation, events, catalog.current(), stream, options.getTurnTimeoutMs());
     conversation.history().add(new JsonObject().put("role", "user").put("content", userContent));
     t.events.turnStarted(conversation.turns());
     return AgentbusMetrics.get(vertx).turn(iterate(t));
+  }
+
+  /**
+   * @return whether a whole reply of {@code maxTokens}, produced at {@link
+   *     #WHOLE_REPLY_TOKENS_PER_HOUR}, arrives within {@code requestTimeoutMs}: a non-streamed
+   *     call receives no bytes until its reply is complete, so the inactivity timeout bounds the
+   *     whole reply (with the defaults, 600 s: up to 21,333 tokens)
+   */
+  static boolean wholeReplyFits(int maxTokens, long requestTimeoutMs) {
+    return maxTokens * 3_600_000L / WHOLE_REPLY_TOKENS_PER_HOUR <= requestTimeoutMs;
   }
 
   /** @return the {@code done} result of a turn that failed with {@code err} */
@@ -146,7 +155,7 @@ final class TurnRunner {
       request.setToolChoice(toolChoice);
     }
     long start = System.nanoTime();
-    boolean stream = t.watched || options.getMaxTokens() > WHOLE_REPLY_MAX_TOKENS;
+    boolean stream = t.watched || !wholeReplyFits(options.getMaxTokens(), options.getModel().getRequestTimeoutMs());
     Future<ModelResponse> reply = stream
       ? model.stream(request, ev -> {
         if (ev instanceof ModelStreamEvent.TextDelta d) {

@@ -10,6 +10,7 @@ import io.agentbus.catalog.ToolCatalog;
 import io.agentbus.dispatch.DispatcherOptions;
 import io.agentbus.dispatch.ToolDispatcher;
 import io.agentbus.model.ModelClient;
+import io.agentbus.model.ModelOptions;
 import io.agentbus.model.ModelRequest;
 import io.agentbus.model.ModelResponse;
 import io.agentbus.model.ModelStreamEvent;
@@ -27,6 +28,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -41,6 +43,7 @@ class TurnRunnerTest {
     }
 
     final List<Seen> seen = new CopyOnWriteArrayList<>();
+    final AtomicInteger streamed = new AtomicInteger();
     final Function<ModelRequest, JsonArray> script;
 
     ScriptedModel(Function<ModelRequest, JsonArray> script) {
@@ -64,6 +67,7 @@ class TurnRunnerTest {
 
     @Override
     public Future<ModelResponse> stream(ModelRequest request, Handler<ModelStreamEvent> handler) {
+      streamed.incrementAndGet();
       return send(request);
     }
 
@@ -99,9 +103,38 @@ class TurnRunnerTest {
 
   /** Runs one turn on a context of its own; completes with the result. */
   static Future<JsonObject> turn(Vertx vertx, TurnRunner runner, Conversation c, String userText) {
+    return turn(vertx, runner, c, userText, true);
+  }
+
+  static Future<JsonObject> turn(Vertx vertx, TurnRunner runner, Conversation c, String userText, boolean watched) {
     Promise<JsonObject> p = Promise.promise();
-    vertx.getOrCreateContext().runOnContext(v -> runner.run(c, userText, new TurnEvents(vertx.eventBus(), c.id(), null), true).onComplete(p));
+    vertx.getOrCreateContext().runOnContext(v -> runner.run(c, userText, new TurnEvents(vertx.eventBus(), c.id(), null), watched)
+      .onComplete(p));
     return p.future();
+  }
+
+  @Test
+  void anUnwatchedTurnAsksForWholeRepliesOnlyWhenOneFitsTheInactivityTimeout(Vertx vertx, VertxTestContext ctx) {
+    ToolCatalog catalog = new ToolCatalog();
+    catalog.publish(snapshot(1));
+    // {maxTokens, requestTimeoutMs, watched, streamed calls expected}
+    long[][] cases = {{4096, 600_000, 0, 0}, {21_333, 600_000, 0, 0}, {21_334, 600_000, 0, 1}, {4096, 30_000, 0, 1},
+      {4096, 600_000, 1, 1}};
+    List<Future<Integer>> runs = new ArrayList<>();
+    for (long[] k : cases) {
+      ScriptedModel model = new ScriptedModel(req -> new JsonArray().add(text("hi")));
+      ConversationOptions options = new ConversationOptions().setMaxTokens((int) k[0])
+        .setModel(new ModelOptions().setRequestTimeoutMs(k[1]));
+      TurnRunner runner = new TurnRunner(vertx, model, options, catalog, new ToolDispatcher(vertx, catalog, new DispatcherOptions()));
+      runs.add(turn(vertx, runner, new Conversation("w" + runs.size(), null, null, ToolSelection.ALL), "hello", k[2] == 1)
+        .map(result -> model.streamed.get()));
+    }
+    Future.all(runs).onComplete(ctx.succeeding(all -> ctx.verify(() -> {
+      for (int i = 0; i < cases.length; i++) {
+        assertEquals((int) cases[i][3], runs.get(i).result(), "case " + i);
+      }
+      ctx.completeNow();
+    })));
   }
 
   /** Every tool_use is answered by a tool_result with its id at the start of the very next message. */

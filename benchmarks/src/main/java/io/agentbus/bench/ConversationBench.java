@@ -96,9 +96,7 @@ final class ConversationBench {
       case "serve-sse" -> new ServeSubject(w, mockPort, cfg.c(), mcpPort, true);
       case "serve-memory" -> new ServeSubject(w, mockPort, cfg.c(), mcpPort, false, "memory",
         new JsonObject().put("type", "memory"));
-      case "serve-postgres" -> new ServeSubject(w, mockPort, cfg.c(), mcpPort, false, "postgres",
-        new JsonObject().put("type", "postgres").put("schema", "agentbus_bench")
-          .put("uri", System.getenv().getOrDefault("BENCH_PG_URI", "postgresql://postgres@127.0.0.1:5432/test")));
+      case "serve-postgres" -> new ServeSubject(w, mockPort, cfg.c(), mcpPort, false, "postgres", postgresStore());
       case "agentbus-h2" -> new AgentbusSubject(w, mockPort, cfg.c(), true, false, mcpPort);
       case "langchain4j" -> new LangChain4jSubject(w, mockPort, cfg.c(), false, true, mcpPort, cfg.peerPinsHttp11());
       case "langchain4j-vt" -> new LangChain4jSubject(w, mockPort, cfg.c(), true, true, mcpPort, cfg.peerPinsHttp11());
@@ -264,5 +262,19 @@ final class ConversationBench {
 
   private static Double ratio(Double a, Double b) {
     return a == null || b == null || b == 0 ? null : Row.round(a / b, 3);
+  }
+
+  /**
+   * The {@code serve-postgres} store: {@code BENCH_PG_URI} (default the local test database),
+   * schema {@code agentbus_bench}, and {@code BENCH_PG_POOL_SIZE} when set (else the default).
+   */
+  private static JsonObject postgresStore() {
+    JsonObject store = new JsonObject().put("type", "postgres").put("schema", "agentbus_bench")
+      .put("uri", System.getenv().getOrDefault("BENCH_PG_URI", "postgresql://postgres@127.0.0.1:5432/test"));
+    String pool = System.getenv("BENCH_PG_POOL_SIZE");
+    if (pool != null && !pool.isBlank()) {
+      store.put("poolSize", Integer.parseInt(pool.trim()));
+    }
+    return store;
   }
 }

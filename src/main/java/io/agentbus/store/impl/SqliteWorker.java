@@ -303,6 +303,8 @@ final class SqliteWorker {
     /** Runs this write inside the group's transaction, in a savepoint of its own. */
     void runInGroup(SqliteSession s) throws SQLException {
       s.execute(SAVEPOINT);
+      // what this write's failure recompiles is its own statements, never the group's BEGIN or SAVEPOINT
+      s.recycle(null);
       try {
         result = work.run(s);
       } catch (Exception e) {
