@@ -51,8 +51,8 @@ import org.slf4j.LoggerFactory;
  * <p>Bodies: create {@code {system?, tools?: [names or globs], tenant?}} → {@code {id}};
  * send {@code {id, content, tenant?, requestId?, stream?}} → the turn result (every event of the
  * turn carries {@code requestId} when given; {@code stream: false} says nobody watches the turn's
- * text deltas, so the model is asked for whole replies: see {@link TurnRunner}); get {@code {id, tenant?}} → the conversation; delete
- * {@code {id, tenant?}} → {@code {id, deleted: true}}; list {@code {tenant?, limit?, after?}}
+ * text deltas, so the model is asked for whole replies: see {@link TurnRunner}); get {@code {id,
+ * tenant?}} → the conversation; delete {@code {id, tenant?}} → {@code {id, deleted: true}}; list {@code {tenant?, limit?, after?}}
  * → {@code {conversations: [...], next?}}; drain (on a shard address) refuses new turns and
  * replies once the running ones have finished.
  */

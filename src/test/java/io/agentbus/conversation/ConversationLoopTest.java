@@ -313,6 +313,22 @@ class ConversationLoopTest {
   }
 
   @Test
+  void aStreamFlagThatIsNotABooleanIsRefusedAndChangesNothing(Vertx vertx, VertxTestContext ctx) {
+    vertx.runOnContext(v -> agentbus.createConversation(new JsonObject())
+      .compose(id -> onShard(0, io.agentbus.bus.Actions.SEND, new JsonObject().put("id", id).put("content", "hello")
+          .put("stream", "no"))
+        .transform(sent -> onShard(0, io.agentbus.bus.Actions.GET, new JsonObject().put("id", id))
+          .map(c -> new Object[] {sent.cause(), c})))
+      .onComplete(ctx.succeeding(r -> ctx.verify(() -> {
+        ReplyException re = assertInstanceOf(ReplyException.class, r[0]);
+        assertEquals(FailureCodes.BAD_REQUEST, re.failureCode());
+        assertEquals("field 'stream' must be a boolean", re.getMessage());
+        assertEquals(0, ((JsonObject) r[1]).getJsonArray("messages").size());
+        ctx.completeNow();
+      }))));
+  }
+
+  @Test
   void deleteForgetsTheConversation(VertxTestContext ctx) {
     agentbus.createConversation(new JsonObject())
       .compose(id -> agentbus.delete(id).compose(v -> agentbus.get(id)))

@@ -12,7 +12,10 @@ import org.slf4j.LoggerFactory;
  * nothing waits for it, because some servers (the Java SDK on Tomcat) send the response
  * head only with the first event. A 405 means the server offers none. When the stream ends
  * or breaks it is reopened with {@code Last-Event-ID} after the server's {@code retry}
- * delay (1 s by default), backing off while reconnecting fails. Confined to the transport's
+ * delay (1 s by default, never less than {@value #MIN_RECONNECT_MS} ms), backing off while
+ * reconnecting fails, or while the stream keeps ending within {@value #SHORT_LIVED_MS} ms of
+ * opening: a server that answers every GET with an empty stream and {@code retry: 0} costs a
+ * request every few seconds at most, not a thousand a second. Confined to the transport's
  * context; one instance per session.
  */
 final class StandaloneStream {
@@ -35,6 +38,10 @@ final class StandaloneStream {
 
   static final Logger LOG = LoggerFactory.getLogger(StandaloneStream.class);
   private static final long MAX_BACKOFF_MS = 30_000;
+  /** The shortest wait before a reopen, whatever {@code retry} the server asks for. */
+  static final long MIN_RECONNECT_MS = 250;
+  /** A stream that ends sooner than this after opening counts as a failed attempt. */
+  static final long SHORT_LIVED_MS = 1_000;
 
   private final StreamableHttpTransport t;
   private final String session;
@@ -43,6 +50,7 @@ final class StandaloneStream {
   private String lastEventId;
   private long retryMs = StreamableHttpTransport.DEFAULT_RECONNECT_MS;
   private long backoffMs;
+  private long openedNanos;
   private long timer = -1;
 
   StandaloneStream(StreamableHttpTransport transport, String session) {
@@ -111,7 +119,7 @@ final class StandaloneStream {
       return;
     }
     status = Status.OPEN;
-    backoffMs = 0;
+    openedNanos = System.nanoTime();
     MessageReader reader = MessageReader.read(t.name(), t.warnings(), resp, t.options().getMaxMessageBytes(), lastEventId,
       t::deliver, null);
     reader.done().onComplete(ar -> {
@@ -122,20 +130,25 @@ final class StandaloneStream {
         retryMs = reader.retry();
       }
       if (status != Status.CLOSED) {
-        LOG.debug("[{}] GET stream {}; reconnecting in {} ms", t.name(), ar.succeeded() ? "ended" : "broke", retryMs);
+        boolean shortLived = System.nanoTime() - openedNanos < SHORT_LIVED_MS * 1_000_000L;
+        if (!shortLived) {
+          backoffMs = 0;
+        }
+        LOG.debug("[{}] GET stream {}{}", t.name(), ar.succeeded() ? "ended" : "broke",
+          shortLived ? " right after opening; backing off" : "; reconnecting");
         status = Status.RECONNECTING;
-        reconnect(false);
+        reconnect(shortLived);
       }
     });
   }
 
   private void reconnect(boolean failed) {
-    long delay = retryMs;
+    long delay = Math.max(retryMs, MIN_RECONNECT_MS);
     if (failed) {
-      backoffMs = backoffMs == 0 ? Math.max(retryMs, 1) : Math.min(backoffMs * 2, MAX_BACKOFF_MS);
+      backoffMs = backoffMs == 0 ? delay : Math.min(backoffMs * 2, MAX_BACKOFF_MS);
       delay = backoffMs;
     }
-    timer = t.vertx().setTimer(Math.max(1, delay), id -> {
+    timer = t.vertx().setTimer(delay, id -> {
       if (status != Status.CLOSED) {
         connect();
       }

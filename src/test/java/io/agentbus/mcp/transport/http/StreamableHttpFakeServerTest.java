@@ -13,6 +13,7 @@ import io.agentbus.mcp.McpException;
 import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.testing.LogCapture;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.Checkpoint;
@@ -21,6 +22,7 @@ import io.vertx.junit5.VertxTestContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -152,6 +154,32 @@ class StreamableHttpFakeServerTest {
           ctx.completeNow();
         })));
     });
+  }
+
+  @Test
+  void aGetStreamThatEndsAtOnceWithRetryZeroIsReopenedWithBackOffNotInALoop(Vertx vertx, VertxTestContext ctx) {
+    List<Long> gets = new CopyOnWriteArrayList<>();
+    Promise<Void> fourth = Promise.promise();
+    FakeMcpServer.start(vertx).compose(fake -> {
+      fake.onGet = req -> {
+        gets.add(System.nanoTime());
+        FakeMcpServer.startSse(req.response()).end("retry: 0\n\n");
+        if (gets.size() == 4) {
+          fourth.tryComplete();
+        }
+      };
+      return connect(vertx, fake).compose(c -> fourth.future().eventually(c::close));
+    }).onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+      List<Long> gapsMs = new ArrayList<>();
+      for (int i = 1; i < 4; i++) {
+        gapsMs.add((gets.get(i) - gets.get(i - 1)) / 1_000_000);
+      }
+      // at least the floor (250 ms), doubling while each stream ends right after opening
+      assertTrue(gapsMs.get(0) >= StandaloneStream.MIN_RECONNECT_MS - 10, gapsMs::toString);
+      assertTrue(gapsMs.get(1) >= 2 * StandaloneStream.MIN_RECONNECT_MS - 10, gapsMs::toString);
+      assertTrue(gapsMs.get(2) >= 4 * StandaloneStream.MIN_RECONNECT_MS - 10, gapsMs::toString);
+      ctx.completeNow();
+    })));
   }
 
   @Test
