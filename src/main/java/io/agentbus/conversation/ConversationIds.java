@@ -5,20 +5,34 @@ import java.security.SecureRandom;
 import java.util.HexFormat;
 
 /**
- * Conversation ids: {@code c<shard>-<128 random bits in hex>}. The shard names the
- * conversation verticle instance that owns the conversation, so any caller can address it
- * directly ({@link #address(String)}); the random part makes ids unguessable.
+ * Conversation ids: {@code c<shard>-<32 hex digits>}: the creation time in milliseconds (48
+ * bits, as in a UUIDv7) and 80 random bits. The shard names the conversation verticle
+ * instance that owns the conversation, so any caller can address it directly ({@link
+ * #address(String)}); the random part makes ids unguessable; the time first makes a shard's
+ * ids grow with time, so the store's indexes on them take new rows at one end instead of at
+ * random pages (fewer pages written per commit, a hot set that stays small as tables grow).
  */
 public final class ConversationIds {
 
   private static final SecureRandom RANDOM = new SecureRandom();
+  /** The leading bytes that hold the creation time. */
+  private static final int TIME_BYTES = 6;
 
   private ConversationIds() {
   }
 
   static String newId(int shard) {
+    return newId(shard, System.currentTimeMillis());
+  }
+
+  static String newId(int shard, long createdAtMs) {
     byte[] bytes = new byte[16];
     RANDOM.nextBytes(bytes);
+    long ms = createdAtMs;
+    for (int i = TIME_BYTES - 1; i >= 0; i--) {
+      bytes[i] = (byte) ms;
+      ms >>>= 8;
+    }
     return "c" + shard + "-" + HexFormat.of().formatHex(bytes);
   }
 
