@@ -71,6 +71,7 @@ public class ConversationVerticle extends VerticleBase {
   private ConversationOptions options;
   private ModelClient model;
   private TurnRunner runner;
+  private AgentbusMetrics metrics;
   private int shard = -1;
   private String loop;
   private int activeTurns;
@@ -87,6 +88,7 @@ public class ConversationVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    metrics = AgentbusMetrics.get(vertx);
     SharedJsonCodec.register(vertx);
     options = new ConversationOptions(config());
     conversations = ConversationRegistry.shared(vertx, options.getMaxConversations(), options.getMemoryBytes());
@@ -118,7 +120,7 @@ public class ConversationVerticle extends VerticleBase {
       vertx.sharedData().<String, Integer>getLocalMap(LOOPS).remove(loop, shard);
     }
     if (shards().isEmpty()) {
-      AgentbusMetrics.get(vertx).conversationsClosed(conversations.size());
+      metrics.conversationsClosed(conversations.size());
       conversations.clear();
       ConversationRegistry.release(vertx);
     }
@@ -229,7 +231,7 @@ public class ConversationVerticle extends VerticleBase {
       }
       Conversation c = conversations.addIfAbsent(loaded);
       if (c == loaded) {
-        AgentbusMetrics.get(vertx).conversationOpened();
+        metrics.conversationOpened();
       }
       return Future.succeededFuture(c);
     });
@@ -249,7 +251,7 @@ public class ConversationVerticle extends VerticleBase {
       return true;
     }
     if (evicted > 0) {
-      AgentbusMetrics.get(vertx).conversationsClosed(evicted);
+      metrics.conversationsClosed(evicted);
     }
     return !conversations.full(moreConversations, moreBytes);
   }
@@ -343,7 +345,7 @@ public class ConversationVerticle extends VerticleBase {
         return;
       }
       conversations.addIfAbsent(c);
-      AgentbusMetrics.get(vertx).conversationOpened();
+      metrics.conversationOpened();
       msg.reply(new JsonObject().put("id", id));
     });
   }
@@ -459,7 +461,7 @@ public class ConversationVerticle extends VerticleBase {
           if (err instanceof Refusal rf && (rf.code == FailureCodes.CONFLICT || rf.code == FailureCodes.NOT_FOUND)) {
             // what memory holds is stale: the next request loads the store's version
             if (conversations.retire(c)) {
-              AgentbusMetrics.get(vertx).conversationsClosed(1);
+              metrics.conversationsClosed(1);
             }
           }
           events.done(err instanceof Refusal ? new JsonObject().put("status", "error").put("error", err.getMessage())
@@ -537,7 +539,7 @@ public class ConversationVerticle extends VerticleBase {
       }
     }
     if (forgotten > 0) {
-      AgentbusMetrics.get(vertx).conversationsClosed(forgotten);
+      metrics.conversationsClosed(forgotten);
       LOG.debug("conversation shard {}: {} conversations idle for {} ms left memory", shard, forgotten, options.getIdleTimeoutMs());
     }
   }
@@ -566,7 +568,7 @@ public class ConversationVerticle extends VerticleBase {
           return;
         }
         if (conversations.retire(c)) {
-          AgentbusMetrics.get(vertx).conversationsClosed(1);
+          metrics.conversationsClosed(1);
         }
         c.release();
         msg.reply(new JsonObject().put("id", id).put("deleted", true));

@@ -47,6 +47,7 @@ final class TurnRunner {
   static final long WHOLE_REPLY_TOKENS_PER_HOUR = 128_000;
 
   private final Vertx vertx;
+  private final AgentbusMetrics metrics;
   private final ModelClient model;
   private final ConversationOptions options;
   private final ToolCatalog catalog;
@@ -55,6 +56,7 @@ final class TurnRunner {
 
   TurnRunner(Vertx vertx, ModelClient model, ConversationOptions options, ToolCatalog catalog, ToolDispatcher dispatcher) {
     this.vertx = vertx;
+    this.metrics = AgentbusMetrics.get(vertx);
     this.model = model;
     this.options = options;
     this.catalog = catalog;
@@ -103,7 +105,7 @@ final class TurnRunner {
     Turn t = new Turn(conversation, events, catalog.current(), stream, options.getTurnTimeoutMs());
     conversation.history().add(new JsonObject().put("role", "user").put("content", userContent));
     t.events.turnStarted(conversation.turns());
-    return AgentbusMetrics.get(vertx).turn(iterate(t));
+    return metrics.turn(iterate(t));
   }
 
   /**
@@ -163,7 +165,7 @@ final class TurnRunner {
         }
       })
       : model.send(request);
-    AgentbusMetrics.get(vertx).modelCall(model.provider().id(), start, reply);
+    metrics.modelCall(model.provider().id(), start, reply);
     return reply.map(resp -> new Timed(resp, (System.nanoTime() - start) / 1_000_000));
   }
 

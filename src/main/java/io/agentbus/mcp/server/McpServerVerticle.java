@@ -126,6 +126,7 @@ public class McpServerVerticle extends VerticleBase {
   private final Function<McpServerOptions, McpTransport> transports;
   private final long stableAfterMs;
   private final boolean awaitFirstAttempt;
+  private AgentbusMetrics metrics;
   private final Promise<Void> firstAttempt = Promise.promise();
   private final Promise<Void> firstReady = Promise.promise();
   private McpServerOptions options;
@@ -212,6 +213,7 @@ public class McpServerVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    metrics = AgentbusMetrics.get(vertx);
     try {
       SharedJsonCodec.register(vertx);
       options = new McpServerOptions(config());
@@ -316,7 +318,7 @@ public class McpServerVerticle extends VerticleBase {
     restartTimer = vertx.setTimer(delay, t -> {
       if (!stopping) {
         restarts++;
-        AgentbusMetrics.get(vertx).mcpRestart(name);
+        metrics.mcpRestart(name);
         connect();
       }
     });
@@ -493,7 +495,7 @@ public class McpServerVerticle extends VerticleBase {
         admit(call); // never sent: wait for the restart, within its deadline
         return;
       }
-      AgentbusMetrics.get(vertx).toolCall(name, req.name(), startNanos, ar);
+      metrics.toolCall(name, req.name(), startNanos, ar);
       if (ar.succeeded()) {
         call.msg.reply(ar.result(), SharedJsonCodec.shared());
       } else {

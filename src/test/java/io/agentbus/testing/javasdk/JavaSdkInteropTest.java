@@ -156,15 +156,20 @@ class JavaSdkInteropTest {
           assertEquals("Echo: still alive", o.get(1), o.get(0));
         }
         String crash = outcomes.get(0).get(0);
-        assertTrue(crash.startsWith("failed RPC_ERROR") && crash.contains("crash from the Java SDK tool"), crash);
+        // over HTTP, now and then (1 run in 10 here) Tomcat closes the keep-alive connection the
+        // call was sent on: a transport failure, never a hang or a wrong answer
+        assertTrue(crash.startsWith("failed RPC_ERROR") && crash.contains("crash from the Java SDK tool")
+          || mode == Mode.HTTP && crash.startsWith("failed TRANSPORT") && crash.contains("Connection was closed"), crash);
         String explode = outcomes.get(1).get(0);
         if (mode == Mode.HTTP) {
           // Tomcat's HTTP 500 with a serialized exception as the body, or (racing it) the
           // connection closed by Tomcat: either way a transport failure, not a hang
           assertTrue(explode.startsWith("failed TRANSPORT")
             && (explode.contains("HTTP 500") || explode.contains("Connection was closed")), explode);
+          // the same race: the connection "explode" left may be the one Tomcat is closing
           String nothing = outcomes.get(2).get(0);
-          assertTrue(nothing.startsWith("failed TRANSPORT") && nothing.contains("without an answer"), nothing);
+          assertTrue(nothing.startsWith("failed TRANSPORT")
+            && (nothing.contains("without an answer") || nothing.contains("Connection was closed")), nothing);
         } else {
           assertTrue(explode.startsWith("failed RPC_ERROR") && explode.contains("kaboom"), explode);
         }
