@@ -15,7 +15,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -122,7 +124,7 @@ class SqliteConversationStoreTest extends ConversationStoreContract {
       // A waits on the lock (busy timeout 750 ms); B then waits on it past its deadline;
       // C, queued behind them, reaches its deadline without having run; D finds the queue full
       Future<TurnCommit> a = store.appendTurn(c.id(), 0, List.of(user("A")), null);
-      Thread.sleep(100);
+      awaitWorkerRunningAWrite();
       Future<TurnCommit> b = store.appendTurn(c2.id(), 0, List.of(user("B")), null);
       Future<StoredConversation> cLoad = store.load(c.id());
       StoreException full = failure(store.load(c.id()));
@@ -154,7 +156,7 @@ class SqliteConversationStoreTest extends ConversationStoreContract {
     try (Connection locker = jdbc(); Statement s = locker.createStatement()) {
       s.execute("BEGIN EXCLUSIVE");
       Future<TurnCommit> running = store.appendTurn(c.id(), 0, List.of(user("blocked")), null);
-      Thread.sleep(100);
+      awaitWorkerRunningAWrite();
       for (int i = 0; i < 5; i++) {
         loads.add(store.load(c.id()));
       }
@@ -193,5 +195,23 @@ class SqliteConversationStoreTest extends ConversationStoreContract {
     for (String id : ids) {
       assertEquals(1, await(store.load(id)).messages().size(), "exactly the one committed turn of " + id);
     }
+  }
+
+  /**
+   * Waits until the store's worker thread is inside a write (its group commit), so that what
+   * is submitted next queues behind it instead of joining its group.
+   */
+  private static void awaitWorkerRunningAWrite() {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (System.nanoTime() < deadline) {
+      for (Map.Entry<Thread, StackTraceElement[]> t : Thread.getAllStackTraces().entrySet()) {
+        if (t.getKey().getName().equals("agentbus-store-sqlite")
+          && Arrays.stream(t.getValue()).anyMatch(f -> f.getMethodName().equals("runGroup"))) {
+          return;
+        }
+      }
+      Thread.onSpinWait();
+    }
+    throw new AssertionError("the store's worker did not start the write within 10 s");
   }
 }
