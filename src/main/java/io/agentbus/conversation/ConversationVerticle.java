@@ -311,18 +311,26 @@ public class ConversationVerticle extends VerticleBase {
     }
   }
 
+  /**
+   * @return whether {@code body}'s optional {@code field} is absent or a {@code type}; if not,
+   *     {@code msg} is failed with 400 "field '<field>' must be <expected>"
+   */
+  private static boolean optional(Message<?> msg, JsonObject body, String field, Class<?> type, String expected) {
+    Object value = body.getValue(field);
+    if (value == null || type.isInstance(value)) {
+      return true;
+    }
+    msg.fail(FailureCodes.BAD_REQUEST, "field '" + field + "' must be " + expected);
+    return false;
+  }
+
   private void create(Message<JsonObject> msg, JsonObject body) {
-    Object system = body.getValue("system");
-    Object tenant = body.getValue("tenant");
+    if (!optional(msg, body, "system", String.class, "a string") || !optional(msg, body, "tenant", String.class, "a string")) {
+      return;
+    }
+    String system = body.getString("system");
+    String tenant = body.getString("tenant");
     Object tools = body.getValue("tools");
-    if (system != null && !(system instanceof String)) {
-      msg.fail(FailureCodes.BAD_REQUEST, "field 'system' must be a string");
-      return;
-    }
-    if (tenant != null && !(tenant instanceof String)) {
-      msg.fail(FailureCodes.BAD_REQUEST, "field 'tenant' must be a string");
-      return;
-    }
     List<String> patterns = new ArrayList<>();
     if (tools != null) {
       if (!(tools instanceof JsonArray arr) || !arr.stream().allMatch(o -> o instanceof String)) {
@@ -336,7 +344,7 @@ public class ConversationVerticle extends VerticleBase {
       return;
     }
     String id = ConversationIds.newId(shard);
-    Conversation c = new Conversation(id, (String) tenant, system != null ? (String) system : options.getSystem(),
+    Conversation c = new Conversation(id, tenant, system != null ? system : options.getSystem(),
       patterns.isEmpty() ? ToolSelection.ALL : new ToolSelection(patterns));
     store.insert(new NewConversation(id, c.tenant(), null, c.system(), c.tools().toStored())).onComplete(ar -> {
       if (ar.failed()) {
@@ -351,23 +359,19 @@ public class ConversationVerticle extends VerticleBase {
   }
 
   private void list(Message<JsonObject> msg, JsonObject body) {
-    Object tenant = body.getValue("tenant");
-    Object limit = body.getValue("limit");
-    Object after = body.getValue("after");
-    if (tenant != null && !(tenant instanceof String)) {
-      msg.fail(FailureCodes.BAD_REQUEST, "field 'tenant' must be a string");
+    if (!optional(msg, body, "tenant", String.class, "a string")) {
       return;
     }
+    Object limit = body.getValue("limit");
     if (limit != null && !(limit instanceof Integer n && n >= 1 && n <= ConversationStore.MAX_LIST_LIMIT)) {
       msg.fail(FailureCodes.BAD_REQUEST, "field 'limit' must be an integer from 1 to " + ConversationStore.MAX_LIST_LIMIT);
       return;
     }
-    if (after != null && !(after instanceof String)) {
-      msg.fail(FailureCodes.BAD_REQUEST, "field 'after' must be a string (a previous page's 'next')");
+    if (!optional(msg, body, "after", String.class, "a string (a previous page's 'next')")) {
       return;
     }
     int n = limit == null ? DEFAULT_LIST_LIMIT : (Integer) limit;
-    store.list((String) tenant, n, (String) after).onComplete(ar -> {
+    store.list(body.getString("tenant"), n, body.getString("after")).onComplete(ar -> {
       if (ar.failed()) {
         fail(msg, storeFailure("-", ar.cause()));
         return;
@@ -390,16 +394,10 @@ public class ConversationVerticle extends VerticleBase {
       msg.fail(FailureCodes.BAD_REQUEST, e.getMessage());
       return;
     }
-    Object requestId = body.getValue("requestId");
-    if (requestId != null && !(requestId instanceof String)) {
-      msg.fail(FailureCodes.BAD_REQUEST, "field 'requestId' must be a string");
+    if (!optional(msg, body, "requestId", String.class, "a string") || !optional(msg, body, "stream", Boolean.class, "a boolean")) {
       return;
     }
-    Object stream = body.getValue("stream");
-    if (stream != null && !(stream instanceof Boolean)) {
-      msg.fail(FailureCodes.BAD_REQUEST, "field 'stream' must be a boolean");
-      return;
-    }
+    String requestId = body.getString("requestId");
     if (activeTurns >= options.getMaxActiveTurns()) {
       msg.fail(FailureCodes.UNAVAILABLE, "overloaded: " + activeTurns + " turns running; retry later");
       return;
@@ -409,7 +407,7 @@ public class ConversationVerticle extends VerticleBase {
       if (ar.failed()) {
         fail(msg, ar.cause());
       } else {
-        startTurn(msg, ar.result(), content, added, (String) requestId, body, true);
+        startTurn(msg, ar.result(), content, added, requestId, body, true);
       }
     });
   }

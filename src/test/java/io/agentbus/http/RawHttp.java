@@ -48,6 +48,27 @@ final class RawHttp implements AutoCloseable {
    * @return the milliseconds it took, or -1 when the connection was still open after {@code maxMs}
    */
   long awaitClosed(long maxMs) {
+    return readToClose(maxMs, null);
+  }
+
+  /**
+   * Reads until the server closes the connection (or {@code maxMs} pass).
+   *
+   * @return everything the server sent
+   */
+  String readAll(long maxMs) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    readToClose(maxMs, out);
+    return out.toString(StandardCharsets.ISO_8859_1);
+  }
+
+  /**
+   * Reads into {@code sink} (when not null) until the server closes the connection (a reset
+   * counts) or {@code maxMs} pass.
+   *
+   * @return the milliseconds until the close, or -1 when the connection was still open
+   */
+  private long readToClose(long maxMs, ByteArrayOutputStream sink) {
     long start = System.nanoTime();
     long deadline = start + maxMs * 1_000_000;
     byte[] buf = new byte[4096];
@@ -59,49 +80,21 @@ final class RawHttp implements AutoCloseable {
           return -1;
         }
         socket.setSoTimeout((int) left);
-        if (in.read(buf) < 0) {
+        int n = in.read(buf);
+        if (n < 0) {
           return (System.nanoTime() - start) / 1_000_000;
+        }
+        if (sink != null) {
+          sink.write(buf, 0, n);
         }
       }
     } catch (SocketTimeoutException e) {
       return -1;
     } catch (SocketException e) {
-      // a reset is a close too
       return (System.nanoTime() - start) / 1_000_000;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-  }
-
-  /**
-   * Reads until the server closes the connection (or {@code maxMs} pass).
-   *
-   * @return everything the server sent
-   */
-  String readAll(long maxMs) {
-    long deadline = System.nanoTime() + maxMs * 1_000_000;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    byte[] buf = new byte[4096];
-    try {
-      InputStream in = socket.getInputStream();
-      while (true) {
-        long left = (deadline - System.nanoTime()) / 1_000_000;
-        if (left <= 0) {
-          break;
-        }
-        socket.setSoTimeout((int) left);
-        int n = in.read(buf);
-        if (n < 0) {
-          break;
-        }
-        out.write(buf, 0, n);
-      }
-    } catch (SocketTimeoutException | SocketException e) {
-      // what arrived so far is the answer
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return out.toString(StandardCharsets.ISO_8859_1);
   }
 
   /**

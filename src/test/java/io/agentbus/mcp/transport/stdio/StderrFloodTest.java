@@ -3,42 +3,25 @@ package io.agentbus.mcp.transport.stdio;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import io.agentbus.limits.LogRateLimit;
 import io.agentbus.limits.Suppressed;
 import io.agentbus.testing.LogCapture;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.slf4j.LoggerFactory;
 
 /** A server flooding its stderr costs a few dozen log lines and a count, and its exit is still explained. */
 class StderrFloodTest {
 
-  private static final String LOGGER = "io.agentbus.mcp.stderr";
+  private static final String LOGGER = ServerStderrAtInfo.LOGGER;
   private static final int FLOOD = 100_000;
 
   @RegisterExtension
   final LogCapture.Lines logs = LogCapture.perTest();
 
-  private final Logger stderrLogger = (Logger) LoggerFactory.getLogger(LOGGER);
-  private Level level;
-
-  /** The test configuration keeps server stderr at WARN; the production default is INFO. */
-  @BeforeEach
-  void logStderrAsInProduction() {
-    level = stderrLogger.getLevel();
-    stderrLogger.setLevel(Level.INFO);
-  }
-
-  @AfterEach
-  void restoreLevel() {
-    stderrLogger.setLevel(level);
-  }
+  @RegisterExtension
+  final ServerStderrAtInfo stderrAtInfo = new ServerStderrAtInfo();
 
   @Test
   void aStderrFloodIsLoggedAFewDozenLinesAndACount() {

@@ -3,8 +3,6 @@ package io.agentbus.mcp.transport.stdio;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import io.agentbus.limits.LogRateLimit;
 import io.agentbus.limits.Suppressed;
 import io.agentbus.mcp.McpServerOptions;
@@ -18,12 +16,9 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.slf4j.LoggerFactory;
 
 /**
  * A real child that prints 100,000 lines of garbage to stdout and as many to stderr: the
@@ -36,25 +31,13 @@ class StdioFloodTest {
 
   private static final int FLOOD = 100_000;
   private static final String STDOUT_LOG = StdioTransport.class.getName();
-  private static final String STDERR_LOG = "io.agentbus.mcp.stderr";
+  private static final String STDERR_LOG = ServerStderrAtInfo.LOGGER;
 
   @RegisterExtension
   final LogCapture.Lines logs = LogCapture.perTest();
 
-  private final Logger stderrLogger = (Logger) LoggerFactory.getLogger(STDERR_LOG);
-  private Level level;
-
-  /** The test configuration keeps server stderr at WARN; the production default is INFO. */
-  @BeforeEach
-  void logStderrAsInProduction() {
-    level = stderrLogger.getLevel();
-    stderrLogger.setLevel(Level.INFO);
-  }
-
-  @AfterEach
-  void restoreLevel() {
-    stderrLogger.setLevel(level);
-  }
+  @RegisterExtension
+  final ServerStderrAtInfo stderrAtInfo = new ServerStderrAtInfo();
 
   private long lines(String prefix) {
     return logs.lines().stream().filter(l -> l.startsWith(prefix)).count();
