@@ -47,14 +47,16 @@ public final class Agentbus {
 
   private final Vertx vertx;
   private final List<String> deployments;
+  private final String conversationDeployment;
   private final List<String> servers;
   private final ConversationStore store;
   private final List<McpServerVerticle> serverVerticles;
 
-  private Agentbus(Vertx vertx, List<String> deployments, List<String> servers, List<McpServerVerticle> serverVerticles,
-                   ConversationStore store) {
+  private Agentbus(Vertx vertx, List<String> deployments, String conversationDeployment, List<String> servers,
+                   List<McpServerVerticle> serverVerticles, ConversationStore store) {
     this.vertx = vertx;
     this.deployments = deployments;
+    this.conversationDeployment = conversationDeployment;
     this.servers = servers;
     this.serverVerticles = serverVerticles;
     this.store = store;
@@ -87,6 +89,7 @@ public final class Agentbus {
     // Only touched along the sequential chain below (each step after the previous one).
     List<String> deployments = new ArrayList<>();
     ConversationStore[] store = new ConversationStore[1];
+    String[] conversationDeployment = new String[1];
     List<McpServerOptions> enabled = o.getMcpServers().stream().filter(s -> !s.isDisabled()).toList();
     List<String> names = enabled.stream().map(McpServerOptions::getName).toList();
     List<McpServerVerticle> verticles = new ArrayList<>();
@@ -111,11 +114,15 @@ public final class Agentbus {
       // the servers that are READY by then; otherwise they join with their tools-changed event.
       .compose(v -> awaitServers ? firstAttempts(verticles) : Future.<Void>succeededFuture())
       .compose(v -> vertx.deployVerticle(new CatalogVerticle(catalog, names)).map(deployments::add))
-      .compose(v -> vertx.deployVerticle(new DispatcherVerticle(catalog, o.getDispatcher())).map(deployments::add))
-      .compose(v -> vertx.deployVerticle(() -> new ConversationVerticle(store[0]), new DeploymentOptions()
-        .setInstances(o.getConversationInstances())
-        .setConfig(o.getConversation().toJson().put("dispatcher", o.getDispatcher().toJson()))).map(deployments::add))
-      .map(v -> new Agentbus(vertx, List.copyOf(deployments), names, List.copyOf(verticles), store[0]))
+      .compose(v -> !o.isConversations() ? Future.succeededFuture()
+        : vertx.deployVerticle(new DispatcherVerticle(catalog, o.getDispatcher())).map(deployments::add))
+      .compose(v -> !o.isConversations() ? Future.succeededFuture()
+        : vertx.deployVerticle(() -> new ConversationVerticle(store[0]), new DeploymentOptions()
+          .setInstances(o.getConversationInstances())
+          .setConfig(o.getConversation().toJson().put("dispatcher", o.getDispatcher().toJson())))
+          .map(id -> conversationDeployment[0] = id).map(deployments::add))
+      .map(v -> new Agentbus(vertx, List.copyOf(deployments), conversationDeployment[0], names, List.copyOf(verticles),
+        store[0]))
       .recover(err -> undeployAll(vertx, deployments)
         .eventually(() -> store[0] == null ? Future.succeededFuture() : store[0].close())
         .transform(ar -> Future.failedFuture(err)));
@@ -207,7 +214,10 @@ public final class Agentbus {
    * once the running turns have finished or {@code timeoutMs} has passed.
    */
   public Future<Void> drain(long timeoutMs) {
-    String conversations = deployments.get(deployments.size() - 1);
+    String conversations = conversationDeployment;
+    if (conversations == null) {
+      return Future.succeededFuture();
+    }
     LocalMap<String, String> shards = vertx.sharedData().getLocalMap(ConversationVerticle.SHARDS);
     List<Future<JsonObject>> replies = new ArrayList<>();
     for (String shard : shards.keySet()) {

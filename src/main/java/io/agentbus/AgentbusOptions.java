@@ -24,6 +24,7 @@ public class AgentbusOptions {
   private DispatcherOptions dispatcher = new DispatcherOptions();
   private int conversationInstances = DEFAULT_CONVERSATION_INSTANCES;
   private StoreOptions store = new StoreOptions().setType(StoreOptions.Type.MEMORY);
+  private boolean conversations = true;
 
   public AgentbusOptions() {
   }
@@ -34,6 +35,20 @@ public class AgentbusOptions {
     this.dispatcher = new DispatcherOptions(other.dispatcher);
     this.conversationInstances = other.conversationInstances;
     this.store = new StoreOptions(other.store);
+    this.conversations = other.conversations;
+  }
+
+  /**
+   * @return whether the conversation verticles (and the dispatcher) run here; a cluster node
+   *     without the {@code conversation} role runs only MCP servers, the catalog and the API
+   */
+  public boolean isConversations() {
+    return conversations;
+  }
+
+  public AgentbusOptions setConversations(boolean conversations) {
+    this.conversations = conversations;
+    return this;
   }
 
   /** @return the MCP servers (disabled ones are skipped at deploy) */

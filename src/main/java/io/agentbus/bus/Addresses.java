@@ -19,6 +19,11 @@ public final class Addresses {
   public static final String CATALOG = "agentbus.catalog";
   /** Published by the catalog after each rebuild: {@code {version, tools: [model-side names]}}. */
   public static final String CATALOG_CHANGED = "agentbus.events.catalog.changed";
+  /**
+   * Published by a catalog that starts: every MCP server verticle, on whichever node, publishes
+   * its status (and its tools, when READY) again, so the new catalog sees the whole cluster.
+   */
+  public static final String CATALOG_SYNC = "agentbus.events.catalog.sync";
   /** The conversation service: actions create, send, get, delete. */
   public static final String CONVERSATION = "agentbus.conversation";
 

@@ -3,6 +3,7 @@ package io.agentbus.catalog;
 import io.agentbus.bus.Actions;
 import io.agentbus.bus.Addresses;
 import io.agentbus.bus.FailureCodes;
+import io.agentbus.cluster.ClusterNodes;
 import io.agentbus.model.Provider;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -13,6 +14,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -32,6 +34,12 @@ import org.slf4j.LoggerFactory;
  * constructor. Start completes once every listed server answered or failed (a server that
  * is not up yet joins the catalog with its first tools-changed event).
  *
+ * <p>On a clustered bus the catalog is cluster-wide: the events come from every node's servers
+ * (each names its node), a catalog that starts asks them all to repeat their state ({@link
+ * Addresses#CATALOG_SYNC}), and a server's tools leave once no live node serves it (a node
+ * that left the cluster is noticed within {@link #MEMBERSHIP_CHECK_MS} of the cluster manager
+ * dropping it).
+ *
  * <p>A server may flood {@code tools/list_changed}: an event that repeats a server's current
  * tools changes nothing, and rebuilds are at most one per {@link #MIN_REBUILD_INTERVAL_MS}
  * (the first at once, later ones coalesced into one at the end of the interval).
@@ -43,11 +51,16 @@ public class CatalogVerticle extends VerticleBase {
   public static final long DEFAULT_LIST_TIMEOUT_MS = 30_000;
   /** Rebuilds are at least this far apart; changes within it are coalesced. */
   public static final long MIN_REBUILD_INTERVAL_MS = 100;
+  /** How often a clustered catalog compares the servers' nodes with the live members. */
+  public static final long MEMBERSHIP_CHECK_MS = 1_000;
 
   private final ToolCatalog catalog;
   private List<String> servers;
   private long listTimeoutMs = DEFAULT_LIST_TIMEOUT_MS;
   private final Map<String, List<JsonObject>> tools = new LinkedHashMap<>();
+  /** The nodes each server runs on (its tools stay while one of them is live and not STOPPED). */
+  private final Map<String, Set<String>> nodes = new HashMap<>();
+  private String localNode;
   /** Bumped on every event for a server, so a slower tools/list reply cannot undo it. */
   private final Map<String, Long> generation = new HashMap<>();
   private long lastRebuildNanos;
@@ -81,11 +94,17 @@ public class CatalogVerticle extends VerticleBase {
       servers = List.copyOf(names);
     }
     listTimeoutMs = config().getLong("listTimeoutMs", DEFAULT_LIST_TIMEOUT_MS);
-    MessageConsumer<JsonObject> changed = vertx.eventBus().localConsumer(Addresses.MCP_TOOLS_CHANGED_ALL, this::onToolsChanged);
-    MessageConsumer<JsonObject> status = vertx.eventBus().localConsumer(Addresses.MCP_STATUS_ALL, this::onStatus);
+    localNode = ClusterNodes.nodeId(vertx);
+    // cluster-wide: every node's servers report here; the catalog itself answers only its own node
+    MessageConsumer<JsonObject> changed = vertx.eventBus().consumer(Addresses.MCP_TOOLS_CHANGED_ALL, this::onToolsChanged);
+    MessageConsumer<JsonObject> status = vertx.eventBus().consumer(Addresses.MCP_STATUS_ALL, this::onStatus);
     MessageConsumer<JsonObject> api = vertx.eventBus().localConsumer(Addresses.CATALOG, this::onRequest);
     return Future.all(changed.completion(), status.completion(), api.completion())
       .compose(v -> {
+        if (vertx.isClustered()) {
+          vertx.eventBus().publish(Addresses.CATALOG_SYNC, new JsonObject().put("node", localNode));
+          vertx.setPeriodic(MEMBERSHIP_CHECK_MS, t -> dropLeftNodes());
+        }
         List<Future<Void>> lists = new ArrayList<>();
         servers.forEach(s -> lists.add(listInitial(s)));
         return Future.join(lists);
@@ -103,6 +122,7 @@ public class CatalogVerticle extends VerticleBase {
       .map(reply -> {
         if (generation.getOrDefault(server, 0L) == gen) {
           tools.put(server, toolList(reply.body().getJsonArray("tools")));
+          nodes.computeIfAbsent(server, k -> new HashSet<>()).add(reply.body().getString("node", localNode));
         }
         return (Void) null;
       })
@@ -132,6 +152,7 @@ public class CatalogVerticle extends VerticleBase {
       return;
     }
     generation.merge(server, 1L, Long::sum);
+    nodes.computeIfAbsent(server, k -> new HashSet<>()).add(body.getString("node", localNode));
     List<JsonObject> list = toolList(body.getJsonArray("tools"));
     if (list.equals(tools.get(server))) {
       return;
@@ -144,9 +165,32 @@ public class CatalogVerticle extends VerticleBase {
     JsonObject body = msg.body();
     if (body != null && "STOPPED".equals(body.getString("status")) && tools.containsKey(body.getString("server"))) {
       String server = body.getString("server");
-      generation.merge(server, 1L, Long::sum);
-      tools.remove(server);
-      rebuildSoon("server '" + server + "' stopped");
+      Set<String> serving = nodes.get(server);
+      if (serving != null) {
+        serving.remove(body.getString("node", localNode));
+        if (!serving.isEmpty()) {
+          return;
+        }
+      }
+      drop(server, "server '" + server + "' stopped");
+    }
+  }
+
+  private void drop(String server, String why) {
+    generation.merge(server, 1L, Long::sum);
+    tools.remove(server);
+    nodes.remove(server);
+    rebuildSoon(why);
+  }
+
+  /** Forgets the nodes that left the cluster; a server none of the live ones serves loses its tools. */
+  private void dropLeftNodes() {
+    Set<String> live = ClusterNodes.liveNodes(vertx);
+    for (String server : new ArrayList<>(nodes.keySet())) {
+      Set<String> serving = nodes.get(server);
+      if (serving.removeIf(n -> !live.contains(n)) && serving.isEmpty() && tools.containsKey(server)) {
+        drop(server, "the node serving '" + server + "' left the cluster");
+      }
     }
   }
 

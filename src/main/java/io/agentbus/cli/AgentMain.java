@@ -15,6 +15,8 @@ public final class AgentMain {
   private static final String USAGE = String.join("\n",
     "usage: java -jar agentbus.jar COMMAND [options]",
     "  serve [--config FILE] [--mcp-config FILE]   run Agentbus: MCP servers, agent loop and HTTP API",
+    "        [--cluster] [--roles http,conversation,mcp]",
+    "                                              join a cluster (Hazelcast); run only these roles on this node",
     "  tools [--mcp-config FILE] [--json] [--include-hidden]",
     "                                              connect to every MCP server and list the tools it exposes",
     "  call SERVER TOOL ['JSON-ARGS'] [--mcp-config FILE] [--timeout MS] [--include-hidden]",
@@ -44,7 +46,8 @@ public final class AgentMain {
     }
     CliArgs args;
     try {
-      args = new CliArgs(argv.subList(1, argv.size()), Set.of("json", "verbose", "include-hidden"), Set.of("mcp-config", "timeout", "config", "url", "token"));
+      args = new CliArgs(argv.subList(1, argv.size()), Set.of("json", "verbose", "include-hidden", "cluster"),
+        Set.of("mcp-config", "timeout", "config", "url", "token", "roles"));
     } catch (IllegalArgumentException e) {
       return Cli.fail(err, e.getMessage() + "\n" + USAGE);
     }
@@ -55,16 +58,20 @@ public final class AgentMain {
     }
     // One event loop per core (Vert.x defaults to two): a turn runs on one loop, and the
     // conversation instances and HTTP listeners are deployed one per loop.
-    Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(AgentbusOptions.DEFAULT_CONVERSATION_INSTANCES));
+    VertxOptions vertxOptions = new VertxOptions().setEventLoopPoolSize(AgentbusOptions.DEFAULT_CONVERSATION_INSTANCES);
     if ("serve".equals(command)) {
-      FatalErrors.install(vertx);
+      try {
+        return ServeCommand.main(args, vertxOptions, out, err);
+      } catch (ConfigException e) {
+        return Cli.fail(err, e.getMessage());
+      }
     }
+    Vertx vertx = Vertx.vertx(vertxOptions);
     try {
       return switch (command) {
         case "tools" -> ToolsCommand.run(vertx, args, out, err);
         case "call" -> CallCommand.run(vertx, args, out, err);
         case "chat" -> ChatCommand.run(vertx, args, System.in, out, err);
-        case "serve" -> ServeCommand.run(vertx, args, out, err);
         default -> Cli.fail(err, "unknown command '" + command + "'\n" + USAGE);
       };
     } catch (ConfigException e) {

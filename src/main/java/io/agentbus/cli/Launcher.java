@@ -2,6 +2,7 @@ package io.agentbus.cli;
 
 import io.agentbus.Agentbus;
 import io.agentbus.AgentbusOptions;
+import io.agentbus.cluster.ClusterOptions.Role;
 import io.agentbus.config.AgentConfig;
 import io.agentbus.config.McpConfig;
 import io.agentbus.conversation.ConversationOptions;
@@ -9,8 +10,11 @@ import io.agentbus.mock.MockModelOptions;
 import io.agentbus.mock.MockModelServer;
 import io.agentbus.model.ModelOptions;
 import io.agentbus.model.Provider;
+import io.agentbus.store.StoreOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,7 +55,18 @@ final class Launcher {
    *     servers connecting in the background ({@link Agentbus#start}, for {@code serve})
    */
   static Future<Launched> start(Vertx vertx, AgentConfig agent, McpConfig mcp, boolean awaitServers) {
-    Future<MockModelServer> demo = !agent.demoModel() ? Future.succeededFuture()
+    return start(vertx, agent, mcp, awaitServers, null);
+  }
+
+  /**
+   * @param roles what this cluster node runs, or {@code null} for everything: without
+   *     {@code mcp} no MCP server starts here, without {@code conversation} no turn runs here
+   *     (and no store or demo model is opened)
+   */
+  static Future<Launched> start(Vertx vertx, AgentConfig agent, McpConfig mcp, boolean awaitServers, Set<Role> roles) {
+    boolean conversations = roles == null || roles.contains(Role.CONVERSATION);
+    boolean servers = roles == null || roles.contains(Role.MCP);
+    Future<MockModelServer> demo = !agent.demoModel() || !conversations ? Future.succeededFuture()
       : MockModelServer.start(vertx, new MockModelOptions().setMode(MockModelOptions.MODE_DEMO).setLatencyMs(agent.demoLatencyMs()));
     return demo.compose(mock -> {
       ConversationOptions conversation = new ConversationOptions(agent.conversation());
@@ -61,8 +76,9 @@ final class Launcher {
         conversation.setModel(new ModelOptions(model).setProvider(Provider.ANTHROPIC.id()).setApiKey("demo-mode")
           .setBaseUrl("http://127.0.0.1:" + mock.actualPort()).setModel("agentbus-demo"));
       }
-      AgentbusOptions options = new AgentbusOptions().setMcpServers(mcp.servers()).setConversation(conversation)
-        .setStore(agent.store());
+      AgentbusOptions options = new AgentbusOptions().setMcpServers(servers ? mcp.servers() : List.of())
+        .setConversation(conversation).setConversations(conversations)
+        .setStore(conversations ? agent.store() : new StoreOptions().setType(StoreOptions.Type.MEMORY));
       if (agent.conversationInstances() != null) {
         options.setConversationInstances(agent.conversationInstances());
       }

@@ -1,5 +1,6 @@
 package io.agentbus.config;
 
+import io.agentbus.cluster.ClusterOptions;
 import io.agentbus.conversation.ConversationOptions;
 import io.agentbus.conversation.HistoryPolicy;
 import io.agentbus.http.HttpApiOptions;
@@ -45,7 +46,10 @@ import org.slf4j.LoggerFactory;
  *            "maxPendingRequests": 1000, "synchronous": "normal"},
  *  "http": {"host": "0.0.0.0", "port": 8080, "tokens": {"<token>": "<tenant>"}, "maxBodyBytes": 1048576,
  *           "maxInFlightTurns": 20000, "retryAfterSeconds": 1, "headerTimeoutMs": 10000,
- *           "idleTimeoutMs": 60000, "maxConnections": 10000}}
+ *           "idleTimeoutMs": 60000, "maxConnections": 10000},
+ *  "cluster": {"enabled": false, "name": "agentbus", "host": "127.0.0.1", "port": 5701, "publicHost": null,
+ *              "members": ["127.0.0.1"], "configFile": null, "roles": ["http", "conversation", "mcp"],
+ *              "nodeName": null, "failureDetectionMs": 5000}}
  * }</pre>
  *
  * <p>Every value is checked against the range its setter accepts (an int field above
@@ -65,6 +69,7 @@ public final class AgentConfig {
 
   private final ConversationOptions conversation;
   private final StoreOptions store;
+  private final ClusterOptions cluster;
   private final JsonObject http;
   private final Integer conversationInstances;
   /** Default time {@code serve} lets running turns finish after SIGTERM. */
@@ -75,10 +80,12 @@ public final class AgentConfig {
   private final long drainTimeoutMs;
   private final List<String> unknownFields;
 
-  private AgentConfig(ConversationOptions conversation, StoreOptions store, JsonObject http, Integer conversationInstances,
-                      boolean demoModel, long demoLatencyMs, long drainTimeoutMs, List<String> unknownFields) {
+  private AgentConfig(ConversationOptions conversation, StoreOptions store, ClusterOptions cluster, JsonObject http,
+                      Integer conversationInstances, boolean demoModel, long demoLatencyMs, long drainTimeoutMs,
+                      List<String> unknownFields) {
     this.conversation = conversation;
     this.store = store;
+    this.cluster = cluster;
     this.http = http;
     this.conversationInstances = conversationInstances;
     this.demoModel = demoModel;
@@ -153,6 +160,7 @@ public final class AgentConfig {
     ifSet(top.longField("conversationMemoryBytes", 1), conv::setMemoryBytes);
     ifSet(top.longField("maxHistoryBytes", 1), conv::setMaxHistoryBytes);
     StoreOptions store = store(top.object("store"), json.getJsonObject("store"));
+    ClusterOptions cluster = cluster(top.object("cluster"), json.getJsonObject("cluster"));
     JsonFields history = top.object("history");
     Integer lastTurns = history.intField("lastTurns", 0);
     Integer toolResultMaxChars = history.intField("toolResultMaxChars", 0);
@@ -163,7 +171,7 @@ public final class AgentConfig {
     Long demoLatency = model.longField("demoLatencyMs", 0);
     Long drain = top.longField("drainTimeoutMs", 0);
     top.unknownFields().forEach(u -> LOG.warn("{}: {}", source, u));
-    return new AgentConfig(conv, store, http, instances, demo, demoLatency == null ? 0 : demoLatency,
+    return new AgentConfig(conv, store, cluster, http, instances, demo, demoLatency == null ? 0 : demoLatency,
       drain == null ? DEFAULT_DRAIN_TIMEOUT_MS : drain, top.unknownFields());
   }
 
@@ -240,6 +248,25 @@ public final class AgentConfig {
       throw new ConfigException(OWNER + ": http: " + e.getMessage(), e);
     }
     return http;
+  }
+
+  /** The {@code cluster} object, checked field by field as {@link ClusterOptions} reads it. */
+  private static ClusterOptions cluster(JsonFields cl, JsonObject given) {
+    cl.bool("enabled");
+    cl.string("name");
+    cl.string("host");
+    cl.intField("port", 1);
+    cl.string("publicHost");
+    cl.stringList("members");
+    cl.string("configFile");
+    cl.stringList("roles");
+    cl.string("nodeName");
+    cl.longField("failureDetectionMs", 1_000);
+    try {
+      return new ClusterOptions(given == null ? new JsonObject() : given);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(OWNER + ": cluster: " + e.getMessage(), e);
+    }
   }
 
   /** The {@code store} object, checked field by field as {@link StoreOptions} reads it. */
@@ -323,6 +350,11 @@ public final class AgentConfig {
    *     logged as a warning), e.g. {@code unknown field 'model.maxConection' is ignored (did
    *     you mean 'model.maxConnections'?)}
    */
+  /** @return the {@code cluster} settings ({@code serve --cluster} turns them on) */
+  public ClusterOptions cluster() {
+    return new ClusterOptions(cluster);
+  }
+
   public List<String> unknownFields() {
     return unknownFields;
   }

@@ -48,6 +48,12 @@ import org.slf4j.LoggerFactory;
  * its last committed turn, and the {@code done} event is published only after the outcome is
  * known. A failed turn is never stored.
  *
+ * <p>On a clustered bus every node's instances serve {@code agentbus.conversation}, and any node
+ * may run any conversation's turn: before using its copy in memory, an instance asks the store
+ * for the conversation's version and reloads it when another node committed since. Two nodes
+ * that start a turn of the same conversation at once both run it; the second to commit gets 409
+ * and nothing of its turn is stored (the store's version check is the cluster-wide lock).
+ *
  * <p>Bodies: create {@code {system?, tools?: [names or globs], tenant?}} → {@code {id}};
  * send {@code {id, content, tenant?, requestId?, stream?}} → the turn result (every event of the
  * turn carries {@code requestId} when given; {@code stream: false} says nobody watches the turn's
@@ -75,6 +81,7 @@ public class ConversationVerticle extends VerticleBase {
   private int shard = -1;
   private String loop;
   private int activeTurns;
+  private boolean clustered;
   private boolean draining;
   private final List<Message<JsonObject>> drainWaiters = new ArrayList<>();
 
@@ -106,7 +113,10 @@ public class ConversationVerticle extends VerticleBase {
       long every = Math.max(1_000, Math.min(60_000, options.getIdleTimeoutMs() / 4));
       vertx.setPeriodic(every, t -> forgetIdle());
     }
-    var front = vertx.eventBus().<JsonObject>localConsumer(Addresses.CONVERSATION, this::onRequest);
+    clustered = vertx.isClustered();
+    // the front address is cluster-wide (a node without conversations sends its turns here);
+    // a shard address names an instance of this node only
+    var front = vertx.eventBus().<JsonObject>consumer(Addresses.CONVERSATION, this::onRequest);
     var own = vertx.eventBus().<JsonObject>localConsumer(Addresses.conversationShard(shard), this::onRequest);
     return Future.all(front.completion(), own.completion());
   }
@@ -205,11 +215,39 @@ public class ConversationVerticle extends VerticleBase {
   private Future<Conversation> resolve(String id, JsonObject body) {
     Conversation cached = conversations.get(id);
     if (cached != null) {
-      return sameTenant(cached.tenant(), body) ? Future.succeededFuture(cached) : Future.failedFuture(notFound(id));
+      if (!sameTenant(cached.tenant(), body)) {
+        return Future.failedFuture(notFound(id));
+      }
+      return clustered && !cached.busy() ? current(cached, body) : Future.succeededFuture(cached);
     }
     if (ConversationIds.shardOf(id) < 0) {
       return Future.failedFuture(notFound(id));
     }
+    return load(id, body);
+  }
+
+  /**
+   * In a cluster, another node may have committed a turn of this conversation (or deleted it)
+   * since memory loaded it: the store's version says whether the copy is still current.
+   */
+  private Future<Conversation> current(Conversation cached, JsonObject body) {
+    long seen = cached.version();
+    return store.version(cached.id()).transform(ar -> {
+      if (ar.succeeded() && ar.result() == seen) {
+        return Future.succeededFuture(cached);
+      }
+      boolean gone = ar.failed() && ar.cause() instanceof StoreException se && se.kind() == StoreException.Kind.NOT_FOUND;
+      if (ar.failed() && !gone) {
+        return Future.failedFuture(storeFailure(cached.id(), ar.cause()));
+      }
+      if (!cached.busy() && conversations.retire(cached)) {
+        metrics.conversationsClosed(1);
+      }
+      return gone ? Future.failedFuture(notFound(cached.id())) : load(cached.id(), body);
+    });
+  }
+
+  private Future<Conversation> load(String id, JsonObject body) {
     return store.load(id).transform(ar -> {
       if (ar.failed()) {
         return Future.failedFuture(storeFailure(id, ar.cause()));

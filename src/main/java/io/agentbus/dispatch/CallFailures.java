@@ -25,6 +25,11 @@ final class CallFailures {
    * @param elapsedMs how long the call took, as the dispatcher saw it
    */
   static String reason(Throwable err, String server, long elapsedMs) {
+    if (err instanceof ServerWatch.ServerLeft) {
+      return "The tool's server '" + server + "' is gone: the cluster node running it left while the call was running"
+        + " (after " + elapsedMs + " ms); the call may or may not have taken effect — check before retrying a call that"
+        + " changes something.";
+    }
     if (!(err instanceof ReplyException re)) {
       return "The tool call failed: " + err.getMessage();
     }

@@ -32,6 +32,7 @@ public final class ToolDispatcher {
   private final ToolCatalog catalog;
   private final DispatcherOptions options;
   private final ResultAdapter adapter;
+  private final ServerWatch watch;
 
   /**
    * @param vertx the Vert.x instance (the MCP server verticles are reached on its bus)
@@ -44,6 +45,7 @@ public final class ToolDispatcher {
     this.catalog = catalog;
     this.options = new DispatcherOptions(options);
     this.adapter = new ResultAdapter(this.options.getMaxResultChars(), this.options.getMaxImageBytes());
+    this.watch = new ServerWatch(vertx, catalog);
   }
 
   /**
@@ -106,7 +108,7 @@ public final class ToolDispatcher {
       body.put("progressAddress", request.eventsAddress()).put("progressFields", events.event("tool_call_progress"));
     }
     DeliveryOptions delivery = SharedJsonCodec.shared().addHeader(Actions.HEADER, Actions.TOOLS_CALL).setSendTimeout(busTimeout);
-    return vertx.eventBus().<JsonObject>request(Addresses.mcp(entry.server()), body, delivery)
+    return watch.watch(entry.server(), vertx.eventBus().<JsonObject>request(Addresses.mcp(entry.server()), body, delivery))
       .map(reply -> {
         JsonObject result = reply.body() == null ? new JsonObject() : reply.body();
         boolean isError = Boolean.TRUE.equals(result.getValue("isError"));

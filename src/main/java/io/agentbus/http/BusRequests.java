@@ -32,6 +32,11 @@ final class BusRequests {
     return bus.<JsonObject>request(address, body, delivery).map(Message::body);
   }
 
+  /** @return the Vert.x instance the requests go through */
+  Vertx vertx() {
+    return vertx;
+  }
+
   /** @return the conversation instance on this event loop when there is one, else the front address */
   String conversationService() {
     String local = ConversationVerticle.localAddress(vertx);

@@ -2,6 +2,7 @@ package io.agentbus.http;
 
 import io.agentbus.bus.Actions;
 import io.agentbus.bus.Addresses;
+import io.agentbus.cluster.ClusterNodes;
 import io.agentbus.metrics.AgentbusMetrics;
 import io.agentbus.model.Provider;
 import io.vertx.core.Future;
@@ -13,6 +14,8 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 
 /** {@code GET /v1/tools}, {@code GET /health} and {@code GET /metrics}. */
 final class InfoRoutes {
@@ -48,12 +51,42 @@ final class InfoRoutes {
 
   /**
    * {@code GET /health} → {@code {status: UP|DEGRADED|DRAINING, notReady: [name...], servers:
-   * {name: {status, ready, restarts, toolCount, detail?, attempt?}}}}. It says whether this
+   * {name: {status, ready, restarts, toolCount, detail?, attempt?}}, cluster?: {name, node, members:
+   * [{id, name, roles, servers, self}]}}}; {@code cluster} only on a clustered node, whose
+   * {@code servers} are those of every member. It says whether this
    * instance serves: 200 while it does, even with MCP servers not READY (DEGRADED: their tools
    * are missing from the catalog until they are, and they keep being retried), and 503 only
    * while it drains, so a load balancer does not take every instance out for one server.
    */
   void health(RoutingContext ctx) {
+    if (!bus.vertx().isClustered()) {
+      health(ctx, servers, null);
+      return;
+    }
+    ClusterNodes.members(bus.vertx()).onComplete(ar -> {
+      JsonObject self = ClusterNodes.self(bus.vertx());
+      JsonObject cluster = new JsonObject().put("name", self == null ? null : self.getString("cluster")).put("node", self);
+      Set<String> everywhere = new TreeSet<>(servers);
+      if (ar.succeeded()) {
+        cluster.put("members", ar.result());
+        ar.result().forEach(m -> {
+          if (m instanceof JsonObject member && member.getValue("servers") instanceof JsonArray names) {
+            names.forEach(n -> everywhere.add(String.valueOf(n)));
+          }
+        });
+      } else {
+        cluster.put("error", "cannot read the members: " + ar.cause().getMessage());
+      }
+      health(ctx, List.copyOf(everywhere), cluster);
+    });
+  }
+
+  /**
+   * @param servers the MCP servers to report: this node's, or in a cluster every node's (a
+   *     status request reaches one of the nodes that run the server)
+   * @param cluster the {@code cluster} object ({@code node}, {@code members}), or {@code null}
+   */
+  private void health(RoutingContext ctx, List<String> servers, JsonObject cluster) {
     List<Future<JsonObject>> statuses = new ArrayList<>();
     for (String server : servers) {
       statuses.add(bus.request(Addresses.mcp(server), Actions.STATUS, new JsonObject(), STATUS_TIMEOUT_MS)
@@ -80,7 +113,11 @@ final class InfoRoutes {
       }
       String overall = admission.draining() ? "DRAINING" : notReady.isEmpty() ? "UP" : "DEGRADED";
       int status = "DRAINING".equals(overall) ? 503 : 200;
-      responses.json(ctx, status, new JsonObject().put("status", overall).put("notReady", notReady).put("servers", byServer));
+      JsonObject health = new JsonObject().put("status", overall).put("notReady", notReady).put("servers", byServer);
+      if (cluster != null) {
+        health.put("cluster", cluster);
+      }
+      responses.json(ctx, status, health);
     });
   }
 

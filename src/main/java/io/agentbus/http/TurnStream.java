@@ -64,7 +64,8 @@ final class TurnStream {
 
   /** Subscribes to the conversation's events; completes once the subscription is in place. */
   Future<Void> subscribe() {
-    consumer = vertx.eventBus().localConsumer(Addresses.conversationEvents(conversationId), m -> onEvent(m.body()));
+    // cluster-wide: the turn may run on another node
+    consumer = vertx.eventBus().consumer(Addresses.conversationEvents(conversationId), m -> onEvent(m.body()));
     ctx.response().closeHandler(v -> {
       if (!finished) {
         LOG.debug("[{}] SSE client went away; the turn goes on", conversationId);

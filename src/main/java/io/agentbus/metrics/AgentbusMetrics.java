@@ -59,7 +59,13 @@ public final class AgentbusMetrics implements Shareable {
   private final AtomicLong activeConversations = new AtomicLong();
   private final AtomicLong httpInFlight = new AtomicLong();
 
-  private AgentbusMetrics() {
+  private final String node;
+
+  private AgentbusMetrics(String node) {
+    this.node = node;
+    if (node != null) {
+      registry.config().commonTags("node", node);
+    }
     toolCalls = Timer.builder("agentbus.tool.calls").description("MCP tool calls by server, tool and outcome")
       .serviceLevelObjectives(BUCKETS).withRegistry(registry);
     modelCalls = Timer.builder("agentbus.model.calls").description("Model API calls by provider and stop reason or error")
@@ -85,7 +91,23 @@ public final class AgentbusMetrics implements Shareable {
   public static AgentbusMetrics get(Vertx vertx) {
     Objects.requireNonNull(vertx, "'vertx' cannot be null");
     return vertx.sharedData().<String, AgentbusMetrics>getLocalMap(SHARED_KEY)
-      .computeIfAbsent(SHARED_KEY, k -> new AgentbusMetrics());
+      .computeIfAbsent(SHARED_KEY, k -> new AgentbusMetrics(null));
+  }
+
+  /**
+   * The metrics of a cluster node: every meter carries a {@code node} label. Call it before
+   * anything else asks for the metrics of this Vert.x instance.
+   *
+   * @throws IllegalStateException when they exist already with another label (or none)
+   */
+  public static AgentbusMetrics forNode(Vertx vertx, String node) {
+    Objects.requireNonNull(node, "'node' cannot be null");
+    AgentbusMetrics metrics = vertx.sharedData().<String, AgentbusMetrics>getLocalMap(SHARED_KEY)
+      .computeIfAbsent(SHARED_KEY, k -> new AgentbusMetrics(node));
+    if (!node.equals(metrics.node)) {
+      throw new IllegalStateException("the metrics of this Vert.x instance exist already, without node '" + node + "'");
+    }
+    return metrics;
   }
 
   /** @return the registry (add it to a composite registry to export elsewhere) */

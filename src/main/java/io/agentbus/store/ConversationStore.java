@@ -72,6 +72,17 @@ public interface ConversationStore {
   Future<StoredConversation> load(String id);
 
   /**
+   * Reads only a conversation's committed version, to tell whether a copy in memory is still
+   * current (another node may have committed a turn since). This default loads the whole
+   * conversation; stores that can read one row do so.
+   *
+   * @return the version; NOT_FOUND when there is none
+   */
+  default Future<Long> version(String id) {
+    return load(id).map(StoredConversation::version);
+  }
+
+  /**
    * Commits one turn in one transaction: appends {@code messages} after the stored ones, adds
    * {@code usage} to the totals field by field (numbers are summed, nested objects merged, other
    * values replaced), sets the title from the first user text when it has none, bumps the version

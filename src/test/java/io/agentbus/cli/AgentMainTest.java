@@ -62,6 +62,16 @@ class AgentMainTest {
   }
 
   @Test
+  void rolesNeedACluster() {
+    Run r = run(withConfig("serve", "--roles", "mcp"));
+    assertEquals(2, r.code(), r.err());
+    assertTrue(r.err().contains("--roles needs --cluster (or cluster.enabled): a single node runs every role"), r.err());
+    Run unknown = run(withConfig("serve", "--cluster", "--roles", "http,web"));
+    assertEquals(2, unknown.code(), unknown.err());
+    assertTrue(unknown.err().contains("--roles: unknown role 'web' (roles are http, conversation, mcp)"), unknown.err());
+  }
+
+  @Test
   void toolsListsEveryServer() {
     Run r = run(withConfig("tools"));
     assertEquals(0, r.code(), r.err());

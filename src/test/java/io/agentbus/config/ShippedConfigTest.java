@@ -73,7 +73,8 @@ class ShippedConfigTest {
       .put("maxHistoryBytes", conv.getValue("maxHistoryBytes"))
       .put("store", builtIn.store().toJson())
       .put("drainTimeoutMs", builtIn.drainTimeoutMs())
-      .put("http", new HttpApiOptions(builtIn.http()).toJson());
+      .put("http", new HttpApiOptions(builtIn.http()).toJson())
+      .put("cluster", builtIn.cluster().toJson());
   }
 
   /** Asserts that every leaf of {@code file} has the same value in {@code defaults}. */
@@ -121,6 +122,7 @@ class ShippedConfigTest {
     assertEquals(builtIn.drainTimeoutMs(), shipped.drainTimeoutMs());
     assertEquals(builtIn.demoModel(), shipped.demoModel());
     assertEquals(builtIn.demoLatencyMs(), shipped.demoLatencyMs());
+    assertEquals(builtIn.cluster().toJson(), shipped.cluster().toJson());
   }
 
   /** @return the field paths of a file, not descending into {@link #MAP_FIELDS} */

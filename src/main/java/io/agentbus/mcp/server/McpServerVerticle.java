@@ -1,6 +1,7 @@
 package io.agentbus.mcp.server;
 
 import io.agentbus.bus.Actions;
+import io.agentbus.cluster.ClusterNodes;
 import io.agentbus.bus.Addresses;
 import io.agentbus.bus.FailureCodes;
 import io.agentbus.bus.SharedJsonCodec;
@@ -146,6 +147,9 @@ public class McpServerVerticle extends VerticleBase {
   private long attemptStartNanos = -1;
   private boolean stopping;
   private MessageConsumer<JsonObject> consumer;
+  private MessageConsumer<JsonObject> sync;
+  /** The cluster node this verticle runs on (in its events, so catalogs know who serves what). */
+  private String node;
   /** Calls waiting for READY, FIFO. */
   private final LinkedHashSet<Parked> parked = new LinkedHashSet<>();
 
@@ -226,8 +230,11 @@ public class McpServerVerticle extends VerticleBase {
       firstReady.tryFail(e);
       throw e;
     }
-    consumer = vertx.eventBus().localConsumer(Addresses.mcp(name), this::onRequest);
-    return consumer.completion()
+    node = ClusterNodes.nodeId(vertx);
+    // cluster-wide: other nodes' dispatchers call this server, their catalogs ask it to repeat its state
+    consumer = vertx.eventBus().consumer(Addresses.mcp(name), this::onRequest);
+    sync = vertx.eventBus().consumer(Addresses.CATALOG_SYNC, m -> announce());
+    return Future.all(consumer.completion(), sync.completion()).<Void>mapEmpty()
       .onFailure(err -> {
         firstAttempt.tryFail(err);
         firstReady.tryFail(err);
@@ -326,9 +333,25 @@ public class McpServerVerticle extends VerticleBase {
 
   private void updateTools(List<JsonObject> all) {
     tools = all.stream().filter(t -> filter.allows(t.getString("name"))).toList();
-    JsonObject event = new JsonObject().put("server", name).put("tools", new JsonArray(tools));
+    publishTools();
+  }
+
+  private void publishTools() {
+    JsonObject event = new JsonObject().put("server", name).put("node", node).put("tools", new JsonArray(tools));
     vertx.eventBus().publish(Addresses.mcpToolsChanged(name), event);
     vertx.eventBus().publish(Addresses.MCP_TOOLS_CHANGED_ALL, event);
+  }
+
+  /** Repeats this server's status (and tools, when READY) for a catalog that just started. */
+  private void announce() {
+    if (stopping) {
+      return;
+    }
+    JsonObject status = status();
+    vertx.eventBus().publish(Addresses.MCP_STATUS_ALL, status);
+    if (state == ServerState.READY) {
+      publishTools();
+    }
   }
 
   private void setState(ServerState newState, String why) {
@@ -345,6 +368,7 @@ public class McpServerVerticle extends VerticleBase {
   private JsonObject status() {
     JsonObject s = new JsonObject()
       .put("server", name)
+      .put("node", node)
       .put("status", state.name())
       .put("restarts", restarts)
       .put("consecutiveFailures", consecutiveFailures)
@@ -375,7 +399,7 @@ public class McpServerVerticle extends VerticleBase {
       return;
     }
     switch (action) {
-      case Actions.TOOLS_LIST -> msg.reply(new JsonObject().put("server", name).put("status", state.name())
+      case Actions.TOOLS_LIST -> msg.reply(new JsonObject().put("server", name).put("node", node).put("status", state.name())
         .put("tools", new JsonArray(tools)));
       case Actions.STATUS -> msg.reply(status());
       case Actions.TOOLS_CALL -> call(msg);

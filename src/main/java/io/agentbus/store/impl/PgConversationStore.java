@@ -67,6 +67,7 @@ public final class PgConversationStore implements ConversationStore {
    * the messages follow it with consecutive seq, and only if it matched. The usage merge runs
    * once (OFFSET 0 keeps it from being inlined into each column).
    */
+  private static final String VERSION = "SELECT version FROM conversations WHERE id = $1";
   private static final String APPEND_TURN = "WITH turn AS (UPDATE conversations c SET (version, message_count, usage, "
     + "input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens, title, updated_at) = "
     + "(SELECT c.version + 1, c.message_count + $3, m.u, agentbus_usage_long(m.u -> 'input_tokens'), "
@@ -224,6 +225,18 @@ public final class PgConversationStore implements ConversationStore {
       Future<RowSet<Row>> messages = conn.preparedQuery(MESSAGES).execute(Tuple.of(id));
       return Future.all(header, messages).compose(done -> assemble(conn, id, header.result(), messages.result()));
     }));
+  }
+
+  @Override
+  public Future<Long> version(String id) {
+    try {
+      StoreSupport.checkId(id);
+    } catch (StoreException e) {
+      return Future.failedFuture(e);
+    }
+    return read("version " + id, onConnection("version", conn -> conn.preparedQuery(VERSION).execute(Tuple.of(id))
+      .compose(rows -> rows.size() == 0 ? Future.failedFuture(StoreSupport.notFound(id))
+        : Future.succeededFuture(rows.iterator().next().getLong(0)))));
   }
 
   private Future<StoredConversation> assemble(SqlConnection conn, String id, RowSet<Row> header, RowSet<Row> messageRows) {
