@@ -2,6 +2,7 @@ package io.agentbus;
 
 import io.agentbus.bus.Actions;
 import io.agentbus.bus.Addresses;
+import io.agentbus.bus.SharedJsonCodec;
 import io.agentbus.catalog.CatalogVerticle;
 import io.agentbus.catalog.ToolCatalog;
 import io.agentbus.conversation.ConversationIds;
@@ -95,6 +96,8 @@ public final class Agentbus {
     List<McpServerVerticle> verticles = new ArrayList<>();
     List<Future<String>> mcp = new ArrayList<>();
     ToolCatalog catalog = ToolCatalog.shared(vertx);
+    // every node decodes the shared codec: a clustered node receives replies sent with it
+    SharedJsonCodec.register(vertx);
     // the store first: a database that is down stops everything before any MCP server starts
     return ConversationStore.create(vertx, o.getStore())
       .compose(st -> {

@@ -50,6 +50,14 @@ public final class Addresses {
     return CONVERSATION + ".shard." + shard;
   }
 
+  /**
+   * @return the address of one cluster node's conversation instances, which a node without
+   *     conversations of its own uses to know where its request runs
+   */
+  public static String conversationNode(String nodeId) {
+    return CONVERSATION + ".node." + nodeId;
+  }
+
   /** @return where one conversation's turn events are published */
   public static String conversationEvents(String conversationId) {
     return CONVERSATION + "." + conversationId + ".events";

@@ -7,6 +7,7 @@ import io.agentbus.bus.ReportedFailure;
 import io.agentbus.bus.RetryLaterException;
 import io.agentbus.bus.SharedJsonCodec;
 import io.agentbus.catalog.ToolCatalog;
+import io.agentbus.cluster.ClusterNodes;
 import io.agentbus.dispatch.DispatcherOptions;
 import io.agentbus.dispatch.ToolDispatcher;
 import io.agentbus.limits.JsonHeap;
@@ -118,7 +119,11 @@ public class ConversationVerticle extends VerticleBase {
     // a shard address names an instance of this node only
     var front = vertx.eventBus().<JsonObject>consumer(Addresses.CONVERSATION, this::onRequest);
     var own = vertx.eventBus().<JsonObject>localConsumer(Addresses.conversationShard(shard), this::onRequest);
-    return Future.all(front.completion(), own.completion());
+    if (!clustered) {
+      return Future.all(front.completion(), own.completion());
+    }
+    var node = vertx.eventBus().<JsonObject>consumer(Addresses.conversationNode(ClusterNodes.nodeId(vertx)), this::onRequest);
+    return Future.all(front.completion(), own.completion(), node.completion());
   }
 
   @Override

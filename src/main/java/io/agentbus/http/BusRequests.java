@@ -21,10 +21,13 @@ final class BusRequests {
 
   private final Vertx vertx;
   private final EventBus bus;
+  /** On a cluster node without conversation instances: how its requests reach other nodes'. */
+  private final RemoteConversations remote;
 
   BusRequests(Vertx vertx) {
     this.vertx = vertx;
     this.bus = vertx.eventBus();
+    this.remote = vertx.isClustered() ? new RemoteConversations(vertx) : null;
   }
 
   Future<JsonObject> request(String address, String action, JsonObject body, long timeoutMs) {
@@ -37,20 +40,31 @@ final class BusRequests {
     return vertx;
   }
 
-  /** @return the conversation instance on this event loop when there is one, else the front address */
-  String conversationService() {
+  /**
+   * A request to the conversation service that names no conversation ({@code create},
+   * {@code list}): the instance on this event loop when there is one, else the front address,
+   * or on a cluster node without conversations a conversation node it watches.
+   */
+  Future<JsonObject> conversationService(String action, JsonObject body, long timeoutMs) {
     String local = ConversationVerticle.localAddress(vertx);
-    return local != null ? local : Addresses.CONVERSATION;
+    if (local == null && remote != null) {
+      return remote.request(action, body, timeoutMs);
+    }
+    return request(local != null ? local : Addresses.CONVERSATION, action, body, timeoutMs);
   }
 
   /**
    * Asks the conversation instance on this event loop when there is one (any instance serves
    * any conversation, and this keeps the turn on the loop where its request arrived), else the
    * instance named by the id. When no instance has that address the front address answers, so
-   * an unknown id gets the service's own 404 and a missing service still gets NO_HANDLERS.
+   * an unknown id gets the service's own 404 and a missing service still gets NO_HANDLERS. On a
+   * cluster node without conversation instances, a conversation node it watches answers.
    */
   Future<JsonObject> conversation(String id, String action, JsonObject body, long timeoutMs) {
     String local = ConversationVerticle.localAddress(vertx);
+    if (local == null && remote != null) {
+      return remote.request(action, body, timeoutMs);
+    }
     return request(local != null ? local : ConversationIds.address(id), action, body, timeoutMs).recover(err -> {
       if (err instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS) {
         return request(Addresses.CONVERSATION, action, body, timeoutMs);

@@ -62,7 +62,7 @@ final class ConversationRoutes {
     if (tools != null) {
       request.put("tools", tools);
     }
-    bus.request(bus.conversationService(), Actions.CREATE, withTenant(request, ctx), BusRequests.SHORT_TIMEOUT_MS)
+    bus.conversationService(Actions.CREATE, withTenant(request, ctx), BusRequests.SHORT_TIMEOUT_MS)
       .onSuccess(reply -> {
         String id = reply.getString("id");
         ctx.response().putHeader(HttpHeaders.LOCATION, "/v1/conversations/" + id);
@@ -131,7 +131,7 @@ final class ConversationRoutes {
     if (after != null) {
       request.put("after", after);
     }
-    reply(ctx, bus.request(bus.conversationService(), Actions.LIST, withTenant(request, ctx), BusRequests.SHORT_TIMEOUT_MS), 200);
+    reply(ctx, bus.conversationService(Actions.LIST, withTenant(request, ctx), BusRequests.SHORT_TIMEOUT_MS), 200);
   }
 
   /** {@code GET /v1/conversations/:id} → history, usage, turns. */

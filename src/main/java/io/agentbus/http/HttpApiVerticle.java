@@ -1,5 +1,6 @@
 package io.agentbus.http;
 
+import io.agentbus.bus.SharedJsonCodec;
 import io.agentbus.metrics.AgentbusMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -118,6 +119,8 @@ public class HttpApiVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    // turn results come back with it, across JVMs on a cluster node without conversations
+    SharedJsonCodec.register(vertx);
     if (options == null) {
       options = new HttpApiOptions(config());
     }

@@ -127,7 +127,7 @@ class ClusterServeTest {
     long began = System.nanoTime();
     String cluster = "agentbus-test-" + UUID.randomUUID().toString().substring(0, 8);
     schema = "agentbus_cluster_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-    int[] hz = freePorts(3);
+    int[] hz = freePorts(4);
     JsonArray members = new JsonArray();
     for (int p : hz) {
       members.add("127.0.0.1:" + p);
@@ -140,6 +140,7 @@ class ClusterServeTest {
     Path agentA = agentJson("A", cluster, hz[0], members);
     Path agentB = agentJson("B", cluster, hz[1], members);
     Path agentC = agentJson("C", cluster, hz[2], members);
+    Path agentD = agentJson("D", cluster, hz[3], members);
 
     Node a = Node.spawn("A", agentA, mcp, "mcp");
     nodes.add(a);
@@ -147,14 +148,18 @@ class ClusterServeTest {
     nodes.add(b);
     Node c = Node.spawn("C", agentC, mcp, "http,conversation");
     nodes.add(c);
+    // D serves the API only: its turns run on B or C
+    Node d = Node.spawn("D", agentD, mcp, "http");
+    nodes.add(d);
     int portB = b.httpPort();
     int portC = c.httpPort();
-    for (Node n : List.of(a, b, c)) {
+    int portD = d.httpPort();
+    for (Node n : List.of(a, b, c, d)) {
       n.joined(cluster);
     }
     // the cluster is whole once B sees three members and A serving "where"
-    JsonObject health = poll("B's /health shows A, B and C with A serving 'where'", Duration.ofSeconds(60),
-      () -> get(portB, "/health"), h -> h.statusCode() == 200 && clusterMembers(new JsonObject(h.body())).size() == 3
+    JsonObject health = poll("B's /health shows A, B, C and D with A serving 'where'", Duration.ofSeconds(60),
+      () -> get(portB, "/health"), h -> h.statusCode() == 200 && clusterMembers(new JsonObject(h.body())).size() == 4
         && servers(member(new JsonObject(h.body()), "A")).contains("where"));
     JsonObject info = new JsonObject(health.getString("body"));
     assertEquals(cluster, info.getJsonObject("cluster").getString("name"), info.encode());
@@ -164,14 +169,15 @@ class ClusterServeTest {
     assertEquals(Set.of("http", "conversation"), roles(member(info, "C")), info.encode());
     assertTrue(servers(member(info, "B")).isEmpty(), "B runs no MCP server: " + info.encode());
     assertTrue(servers(member(info, "C")).isEmpty(), "C runs no MCP server: " + info.encode());
-    for (int port : List.of(portB, portC)) {
+    assertEquals(Set.of("http"), roles(member(info, "D")), info.encode());
+    for (int port : List.of(portB, portC, portD)) {
       poll("the catalog of the node on port " + port + " lists " + TOOL, TURN_LIMIT, () -> get(port, "/v1/tools"),
         r -> r.statusCode() == 200 && toolNames(new JsonObject(r.body())).contains(TOOL));
     }
     HttpResponse<String> metrics = get(portC, "/metrics");
     assertEquals(200, metrics.statusCode());
     assertTrue(metrics.body().contains("agentbus_turns_running{node=\"C\"}"), "every metric carries the node label");
-    log("cluster of 3 up after %d ms", ms(began));
+    log("cluster of 4 up after %d ms", ms(began));
 
     // 1. conversations through B's and C's APIs: the tool runs on A
     List<String> onB = new ArrayList<>();
@@ -186,6 +192,12 @@ class ClusterServeTest {
       String id = create(portC);
       onC.add(id);
       first.add(sendAsync(portC, id, "c" + i + " turn 1"));
+    }
+    List<String> onD = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      String id = create(portD);
+      onD.add(id);
+      first.add(sendAsync(portD, id, "d" + i + " turn 1"));
     }
     for (CompletableFuture<JsonObject> f : first) {
       assertToolRanOn(a, within(f, "a first turn"));
@@ -210,7 +222,7 @@ class ClusterServeTest {
       }
     });
     assertEquals(List.of("b1 turn 1", "b1 turn 2, on C", "b1 turn 3, back on B"), asked, moved.encode());
-    assertEveryToolUseAnswered(moved.getJsonArray("messages"));
+    ServeCrashTest.assertEveryToolUseAnswered(moved.getJsonArray("messages"));
     log("phase 1 (tool calls from B and C ran on A) done after %d ms", ms(began));
 
     // 2. SIGKILL C while four of its turns wait on A's (now slow) tool and B keeps running turns
@@ -221,20 +233,44 @@ class ClusterServeTest {
     for (String id : onC) {
       started.add(streamUntilToolCall(portC, id, "turn 2 of " + id + ", killed"));
     }
-    within(CompletableFuture.allOf(started.toArray(CompletableFuture[]::new)), "C's four turns calling the tool");
+    // D's eight turns run on B and C in turn (each of D's listeners alternates between them)
+    List<CompletableFuture<JsonObject>> throughD = new ArrayList<>();
+    for (String id : onD) {
+      CompletableFuture<JsonObject> ended = new CompletableFuture<>();
+      throughD.add(ended);
+      started.add(streamUntilToolCall(portD, id, "turn 2 of " + id + ", through D", ended));
+    }
+    within(CompletableFuture.allOf(started.toArray(CompletableFuture[]::new)), "the turns of C and D calling the tool");
     load.awaitInFlight();
     c.kill();
     assertTrue(c.process.waitFor(30, TimeUnit.SECONDS));
     assertEquals(137, c.process.exitValue(), "SIGKILL");
+    long killedC = System.nanoTime();
     int doneAtKill = load.completed();
-    Files.delete(slow);
     log("killed C with 4 turns waiting on tool calls, after %d ms", ms(began));
+    // no turn through D waits for the dead node: those C ran fail at once with 503, those B ran succeed
+    int lostWithC = 0;
+    for (CompletableFuture<JsonObject> ended : throughD) {
+      JsonObject outcome = within(ended, "a turn through D");
+      if (outcome.getValue("error") instanceof JsonObject) {
+        lostWithC++;
+        assertEquals(503, outcome.getInteger("status"), outcome.encode());
+        assertTrue(outcome.getJsonObject("error").getString("message").contains("(C) left the cluster before it answered"),
+          outcome.encode());
+      } else {
+        assertToolRanOn(a, outcome);
+      }
+    }
+    log("D's turns ended %d ms after C was killed, %d of 8 lost with C", ms(killedC), lostWithC);
+    assertTrue(lostWithC >= 1 && lostWithC <= 6, "D spread its turns over B and C: " + lostWithC + " of 8 were on C");
+    assertTrue(ms(killedC) < 15_000, "D's turns on C failed soon after C died, not at a timeout");
+    Files.delete(slow);
     // B keeps serving: the turn it was running across the kill and two more after it succeed
     load.awaitCompleted(doneAtKill + 3);
     load.stop();
     assertTrue(load.failures.isEmpty(), "B failed turns while C died: " + load.failures);
     poll("B's /health drops C", TURN_LIMIT, () -> get(portB, "/health"),
-      h -> h.statusCode() == 200 && clusterMembers(new JsonObject(h.body())).size() == 2);
+      h -> h.statusCode() == 200 && clusterMembers(new JsonObject(h.body())).size() == 3);
     // every turn C had committed is in the store, no more, and the conversation goes on on B
     for (int i = 0; i < onC.size(); i++) {
       String id = onC.get(i);
@@ -243,7 +279,7 @@ class ClusterServeTest {
       JsonArray messages = conv.getJsonArray("messages");
       assertEquals("c" + i + " turn 1", messages.getJsonObject(0).getValue("content"), conv.encode());
       assertEquals("assistant", messages.getJsonObject(messages.size() - 1).getString("role"), conv.encode());
-      assertEveryToolUseAnswered(messages);
+      ServeCrashTest.assertEveryToolUseAnswered(messages);
       JsonObject next = sendUntilAccepted(portB, id, "c" + i + " turn 2, on B");
       assertToolRanOn(a, next);
       JsonObject after = conversation(portB, id);
@@ -252,7 +288,7 @@ class ClusterServeTest {
       for (int m = 0; m < messages.size(); m++) {
         assertEquals(messages.getJsonObject(m), history.getJsonObject(m), "C's history kept as it was: " + after.encode());
       }
-      assertEveryToolUseAnswered(history);
+      ServeCrashTest.assertEveryToolUseAnswered(history);
     }
     log("phase 2 (C killed, its conversations continued on B) done after %d ms", ms(began));
 
@@ -274,7 +310,7 @@ class ClusterServeTest {
     log("a turn started after A died ended after %d ms: %s", ms(nextAt), next.encode());
     assertToolFailedCleanly(portB, afterA, next, false);
     poll("B's /health drops A", TURN_LIMIT, () -> get(portB, "/health"),
-      h -> h.statusCode() == 200 && clusterMembers(new JsonObject(h.body())).size() == 1);
+      h -> h.statusCode() == 200 && clusterMembers(new JsonObject(h.body())).size() == 2);
     log("phase 3 (A killed, tool failures reported) done after %d ms", ms(began));
 
     // 4. A restarted with the same configuration: tool calls through B reach it again
@@ -339,7 +375,7 @@ class ClusterServeTest {
     JsonArray calls = turn.getJsonArray("toolCalls");
     JsonObject conv = conversation(port, id);
     JsonArray messages = conv.getJsonArray("messages");
-    assertEveryToolUseAnswered(messages);
+    ServeCrashTest.assertEveryToolUseAnswered(messages);
     if (calls.isEmpty() && !mustHaveCalled) {
       assertTrue(turn.getString("answer").startsWith("No tools offered"), turn.encode());
       return;
@@ -441,6 +477,8 @@ class ClusterServeTest {
             }
           } else if (line.startsWith("data: ") && "done".equals(event)) {
             done.complete(new JsonObject(line.substring(6)).getJsonObject("result"));
+          } else if (line.startsWith("data: ") && "error".equals(event)) {
+            done.complete(new JsonObject(line.substring(6)));
           }
         }
       } catch (Throwable e) {
@@ -628,24 +666,6 @@ class ClusterServeTest {
       }
     }
     return sb.toString();
-  }
-
-  private static void assertEveryToolUseAnswered(JsonArray messages) {
-    Set<String> open = new HashSet<>();
-    for (int i = 0; i < messages.size(); i++) {
-      if (!(messages.getJsonObject(i).getValue("content") instanceof JsonArray blocks)) {
-        continue;
-      }
-      for (Object o : blocks) {
-        JsonObject b = (JsonObject) o;
-        if ("tool_use".equals(b.getString("type"))) {
-          open.add(b.getString("id"));
-        } else if ("tool_result".equals(b.getString("type"))) {
-          assertTrue(open.remove(b.getString("tool_use_id")), "a tool_result without its tool_use: " + b.encode());
-        }
-      }
-    }
-    assertTrue(open.isEmpty(), "tool_use without a tool_result: " + open);
   }
 
   // ---- the nodes ------------------------------------------------------------------------------

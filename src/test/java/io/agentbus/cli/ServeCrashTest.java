@@ -197,7 +197,8 @@ class ServeCrashTest {
     return started;
   }
 
-  private static void assertEveryToolUseAnswered(JsonArray messages) {
+  /** Asserts that every {@code tool_use} of a history has its {@code tool_result}, and no result is without its call. */
+  static void assertEveryToolUseAnswered(JsonArray messages) {
     Set<String> open = new HashSet<>();
     for (int i = 0; i < messages.size(); i++) {
       JsonObject m = messages.getJsonObject(i);
