@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds agentbus (installed into the local Maven repository) and the benchmark jar, then runs
 # a scenario:  bash benchmarks/run.sh SCENARIO [--smoke] [--json] [--report DIR] [--option value]...
-# SCENARIO: throughput | concurrency | fanout | stdio-pipeline | all   (see benchmarks/README.md)
+# SCENARIO: throughput | concurrency | fanout | stdio-pipeline | all | cluster-tools (opt-in; see benchmarks/README.md)
 # Env: BENCH_JAVA=/path/to/java (default: the newest JDK >= 21 found, for virtual threads),
 #      BENCH_SKIP_BUILD=1 (reuse the built jar), BENCH_JVM_OPTS (extra JVM options).
 set -euo pipefail

@@ -50,6 +50,7 @@ final class ConversationBench {
   /** The figures a median row summarises. */
   private static final List<String> MEDIAN_KEYS = List.of("perSecond", "p50Ms", "p90Ms", "p99Ms", "p999Ms", "maxMs",
     "overheadP50Ms", "overheadP99Ms", "overheadMaxMs", "cpuMsPerUnit", "jitCpuShare", "driverCpuMsPerUnit", "childCpuMsPerUnit",
+    "pgCpuMsPerUnit",
     "heapKbPerInFlight", "mockLagMaxMs", "toolLateMaxMs", "vsCeiling", "throughputVsPeer", "cpuFractionOfPeer");
 
   List<Row> run(Config cfg) throws Exception {
@@ -97,12 +98,13 @@ final class ConversationBench {
       case "serve-memory" -> new ServeSubject(w, mockPort, cfg.c(), mcpPort, false, "memory",
         new JsonObject().put("type", "memory"));
       case "serve-postgres" -> new ServeSubject(w, mockPort, cfg.c(), mcpPort, false, "postgres", postgresStore());
+      case "serve-cluster1", "serve-cluster3" -> ClusterServeSubject.of(name, w, mockPort, cfg.c(), mcpPort, postgresStore());
       case "agentbus-h2" -> new AgentbusSubject(w, mockPort, cfg.c(), true, false, mcpPort);
       case "langchain4j" -> new LangChain4jSubject(w, mockPort, cfg.c(), false, true, mcpPort, cfg.peerPinsHttp11());
       case "langchain4j-vt" -> new LangChain4jSubject(w, mockPort, cfg.c(), true, true, mcpPort, cfg.peerPinsHttp11());
       case "langchain4j-seq" -> new LangChain4jSubject(w, mockPort, cfg.c(), false, false, mcpPort, cfg.peerPinsHttp11());
       default -> throw new IllegalArgumentException("unknown subject '" + name
-        + "' (serve, serve-sse, ceiling, agentbus, agentbus-sse, agentbus-http, agentbus-h2, langchain4j, langchain4j-vt, langchain4j-seq)");
+        + "' (serve, serve-sse, serve-memory, serve-postgres, serve-cluster1, serve-cluster3, ceiling, agentbus, agentbus-sse, agentbus-http, agentbus-h2, langchain4j, langchain4j-vt, langchain4j-seq)");
     };
   }
 
@@ -117,16 +119,19 @@ final class ConversationBench {
     settleJit(cfg, subject, driver);
     subject.liveHeapBytes();
     FloorProbe.Listener floor = FloorProbe.listener();
-    ProcessHandle runtime = runtimeOf(subject);
-    long jitBefore = JitCpu.nanos(runtime.pid());
+    List<ProcessHandle> runtime = runtimeOf(subject);
+    long jitBefore = JitCpu.nanos(runtime);
+    NodeCpu nodes = NodeCpu.start(subject);
     LoadDriver.Result r = driver.run(cfg.n(), cfg.c(), cfg.maxMs(), cfg.rampMs(), floor::reset);
-    long jitNanos = JitCpu.nanos(runtime.pid()) - jitBefore;
+    JsonObject nodeFigures = nodes.stop(r.completed());
+    long jitNanos = JitCpu.nanos(runtime) - jitBefore;
     Map<String, Double> floorMs = floor.read();
     double units = 1.0;
     Row row = Row.of(cfg.scenario(), subject.name(), cfg.c(), r, units);
     if (r.cost().cpuNanos() > 0) {
       row.data.put("jitCpuShare", Row.round(jitNanos / (double) r.cost().cpuNanos(), 3));
     }
+    row.data.mergeIn(nodeFigures);
     if (subject instanceof LangChain4jSubject peer) {
       row.data.put("modelHttp", peer.httpVersion());
     }
@@ -150,8 +155,10 @@ final class ConversationBench {
     return row;
   }
 
-  private static ProcessHandle runtimeOf(Subject subject) {
-    return subject.runtimeProcess() != null ? subject.runtimeProcess() : ProcessHandle.current();
+  /** @return the runtime's processes (this one for in-process subjects) */
+  private static List<ProcessHandle> runtimeOf(Subject subject) {
+    List<ProcessHandle> all = List.copyOf(subject.runtimeProcesses().values());
+    return all.isEmpty() ? List.of(ProcessHandle.current()) : all;
   }
 
   /**
@@ -164,13 +171,13 @@ final class ConversationBench {
     if (cfg.jitSettleMaxMs() <= 0) {
       return;
     }
-    ProcessHandle runtime = runtimeOf(subject);
+    List<ProcessHandle> runtime = runtimeOf(subject);
     long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(cfg.jitSettleMaxMs());
     while (System.nanoTime() - until < 0) {
-      long jit = JitCpu.nanos(runtime.pid());
+      long jit = JitCpu.nanos(runtime);
       long cpu = ProcessStats.cpuOf(runtime);
       driver.run(cfg.n(), cfg.c(), 5_000, 0, () -> { });
-      double share = (JitCpu.nanos(runtime.pid()) - jit) / (double) Math.max(1, ProcessStats.cpuOf(runtime) - cpu);
+      double share = (JitCpu.nanos(runtime) - jit) / (double) Math.max(1, ProcessStats.cpuOf(runtime) - cpu);
       if (share < 0.05) {
         return;
       }
@@ -248,6 +255,9 @@ final class ConversationBench {
       if (first.containsKey("peer")) {
         d.put("peer", first.getString("peer"));
       }
+      if (first.containsKey("runtimeJvms")) {
+        d.put("runtimeJvms", first.getInteger("runtimeJvms")).put("cpuScope", first.getString("cpuScope"));
+      }
       for (String key : MEDIAN_KEYS) {
         double[] v = runs.stream().map(o -> o.getDouble(key)).filter(Objects::nonNull).mapToDouble(Double::doubleValue)
           .sorted().toArray();
@@ -265,10 +275,45 @@ final class ConversationBench {
   }
 
   /**
+   * Per-node CPU of a multi-process runtime (a cluster), and the local PostgreSQL's CPU for
+   * subjects that keep conversations there, over one measured phase. A row then says how many
+   * JVMs its runtime CPU sums ({@code runtimeJvms}, {@code cpuScope}) and what each took
+   * ({@code nodeCpuMsPerUnit}: "A 0.061 / B 0.243 / ..." ms per conversation).
+   */
+  record NodeCpu(Map<String, ProcessHandle> nodes, Map<String, Long> before, long pgBefore) {
+
+    static NodeCpu start(Subject subject) {
+      Map<String, ProcessHandle> nodes = subject.runtimeProcesses();
+      Map<String, Long> before = new LinkedHashMap<>();
+      nodes.forEach((name, p) -> before.put(name, ProcessStats.cpuOf(p)));
+      return new NodeCpu(nodes, before, subject.usesPostgres() ? PostgresCpu.nanos() : -1);
+    }
+
+    /** @return the figures of the phase that just ended ({@code completed} conversations) */
+    JsonObject stop(int completed) {
+      JsonObject row = new JsonObject();
+      if (completed == 0) {
+        return row;
+      }
+      if (nodes.size() > 1) {
+        StringBuilder each = new StringBuilder();
+        nodes.forEach((name, p) -> each.append(each.length() == 0 ? "" : " / ").append(name).append(' ')
+          .append(String.format(java.util.Locale.ROOT, "%.3f", (ProcessStats.cpuOf(p) - before.get(name)) / 1e6 / completed)));
+        row.put("runtimeJvms", nodes.size()).put("cpuScope", "sum of " + nodes.size() + " serve JVMs")
+          .put("nodeCpuMsPerUnit", each.toString());
+      }
+      if (pgBefore >= 0) {
+        row.put("pgCpuMsPerUnit", Row.round((PostgresCpu.nanos() - pgBefore) / 1e6 / completed, 4));
+      }
+      return row;
+    }
+  }
+
+  /**
    * The {@code serve-postgres} store: {@code BENCH_PG_URI} (default the local test database),
    * schema {@code agentbus_bench}, and {@code BENCH_PG_POOL_SIZE} when set (else the default).
    */
-  private static JsonObject postgresStore() {
+  static JsonObject postgresStore() {
     JsonObject store = new JsonObject().put("type", "postgres").put("schema", "agentbus_bench")
       .put("uri", System.getenv().getOrDefault("BENCH_PG_URI", "postgresql://postgres@127.0.0.1:5432/test"));
     String pool = System.getenv("BENCH_PG_POOL_SIZE");

@@ -43,8 +43,13 @@ final class JitCpu {
     return ticks * TICK_NANOS;
   }
 
+  /** @return the JIT threads' CPU time so far summed over {@code processes}, in nanoseconds */
+  static long nanos(java.util.Collection<ProcessHandle> processes) {
+    return processes.stream().mapToLong(p -> nanos(p.pid())).sum();
+  }
+
   /** utime + stime of one {@code stat} line (fields 14 and 15, after the parenthesised name). */
-  private static long ticksOf(String stat) {
+  static long ticksOf(String stat) {
     String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
     return Long.parseLong(f[11]) + Long.parseLong(f[12]);
   }

@@ -1,5 +1,7 @@
 package io.agentbus.bench;
 
+import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
@@ -64,7 +66,7 @@ final class LoadDriver {
     firstError.set(null);
     done = new CountDownLatch(1);
     deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxMillis);
-    ProcessHandle runtime = subject.runtimeProcess();
+    Collection<ProcessHandle> runtime = List.copyOf(subject.runtimeProcesses().values());
     ProcessStats before = ProcessStats.now(runtime);
     long childBefore = ProcessStats.childrenCpuNanos(runtime);
     int slots = Math.min(c, n);

@@ -2,22 +2,32 @@ package io.agentbus.bench;
 
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
+import java.util.Collection;
 
 /**
  * A snapshot of the runtime's CPU time and garbage collection pauses (count and summed time); the
  * difference of two snapshots is what a run cost. For in-process subjects the runtime is this
  * process (runtime plus the thin load driver; the mock model server and the MCP servers run in
- * child processes). For the {@code serve} subject it is that process, read from outside, and
+ * child processes). For the {@code serve} subject it is that process, read from outside (for a
+ * cluster, the sum of its nodes' processes), and
  * this process' CPU is the driver's ({@code driverCpuNanos}; GC figures are then unknown, -1).
  */
 record ProcessStats(long wallNanos, long cpuNanos, long gcCount, long gcMillis, long driverCpuNanos) {
 
-  /** @param runtime the runtime's process when it is not this one, or null */
-  static ProcessStats now(ProcessHandle runtime) {
-    if (runtime == null) {
+  /**
+   * @param runtime the runtime's processes when it is not this one (one {@code serve}, or the
+   *     nodes of a cluster: their CPU summed), or empty
+   */
+  static ProcessStats now(Collection<ProcessHandle> runtime) {
+    if (runtime.isEmpty()) {
       return now();
     }
     return new ProcessStats(System.nanoTime(), cpuOf(runtime), -1, -1, cpuTime());
+  }
+
+  /** @return the summed CPU time of {@code processes} so far */
+  static long cpuOf(Collection<ProcessHandle> processes) {
+    return processes.stream().mapToLong(ProcessStats::cpuOf).sum();
   }
 
   static long cpuOf(ProcessHandle p) {
@@ -46,8 +56,8 @@ record ProcessStats(long wallNanos, long cpuNanos, long gcCount, long gcMillis, 
    * @return CPU time of this process' descendants so far (the mock model server, the MCP
    *     servers): what the same work costs outside the runtime, on the same cores
    */
-  static long childrenCpuNanos(ProcessHandle runtime) {
-    return ProcessHandle.current().descendants().filter(p -> !p.equals(runtime)).mapToLong(ProcessStats::cpuOf).sum();
+  static long childrenCpuNanos(Collection<ProcessHandle> runtime) {
+    return ProcessHandle.current().descendants().filter(p -> !runtime.contains(p)).mapToLong(ProcessStats::cpuOf).sum();
   }
 
   ProcessStats minus(ProcessStats earlier) {

@@ -114,6 +114,16 @@ final class ServeSubject implements Subject {
    */
   @Override
   public long liveHeapBytes() throws Exception {
+    return liveHeapBytes(process, dir);
+  }
+
+  @Override
+  public boolean usesPostgres() {
+    return "postgres".equals(variant);
+  }
+
+  /** The live heap of one {@code serve} process (see {@link #liveHeapBytes()}); {@code dir} holds the jcmd script. */
+  static long liveHeapBytes(Process process, Path dir) throws Exception {
     Path java = Path.of(process.info().command().orElseThrow());
     String jcmd = java.resolveSibling("jcmd").toString();
     Path commands = dir.resolve("jcmd.txt");
@@ -146,11 +156,43 @@ final class ServeSubject implements Subject {
   @Override
   public void start() throws Exception {
     dir = Files.createTempDirectory("agentbus-serve-bench");
-    JsonObject server = "http".equals(workload.mcp())
+    Path mcpConfig = dir.resolve("mcp.json");
+    Files.writeString(mcpConfig, new JsonObject().put("mcpServers", new JsonObject()
+      .put(SERVER, benchServer(workload, httpMcpPort))).encodePrettily());
+    List<String> cmd = serveCommand();
+    cmd.addAll(List.of("--mcp-config", mcpConfig.toString()));
+    if (store != null) {
+      Path agentConfig = dir.resolve("agent.json");
+      Files.writeString(agentConfig, shippedAgentConfig().put("store", store).encodePrettily());
+      cmd.addAll(List.of("--config", agentConfig.toString()));
+    }
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(dir.resolve("stdout.log").toFile());
+    serveEnvironment(pb.environment(), mockPort, freePort());
+    process = pb.start();
+    port = awaitListening(process, dir.resolve("stderr.log"));
+    vertx = Vertx.vertx();
+    client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true),
+      new PoolOptions().setHttp1MaxSize(Math.max(16, maxInFlight)).setMaxWaitQueueSize(-1));
+  }
+
+  /** The bench MCP server's entry of an {@code mcp.json}: the stdio child, or the HTTP one's URL. */
+  static JsonObject benchServer(Workload workload, Integer httpMcpPort) {
+    return "http".equals(workload.mcp())
       ? new JsonObject().put("url", "http://127.0.0.1:" + httpMcpPort + "/mcp")
       : command(Child.javaCommand(BenchMcpServer.class, AgentbusSubject.benchServerArgs(workload)));
-    Path mcpConfig = dir.resolve("mcp.json");
-    Files.writeString(mcpConfig, new JsonObject().put("mcpServers", new JsonObject().put(SERVER, server)).encodePrettily());
+  }
+
+  /** @return the shipped {@code conf/agent.json} (empty when absent), to add one object to */
+  static JsonObject shippedAgentConfig() throws IOException {
+    Path shipped = Path.of("conf/agent.json");
+    return Files.exists(shipped) ? new JsonObject(Files.readString(shipped)) : new JsonObject();
+  }
+
+  /**
+   * @return {@code java [BENCH_SERVE_JVM_OPTS] -jar <BENCH_SERVE_JAR or target/agentbus.jar> serve},
+   *     a mutable list to add options to
+   */
+  static List<String> serveCommand() {
     Path jar = Path.of(System.getenv().getOrDefault("BENCH_SERVE_JAR", "target/agentbus.jar")).toAbsolutePath();
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException(jar + " is missing: build it with mvn -B -q package -DskipTests");
@@ -161,28 +203,22 @@ final class ServeSubject implements Subject {
     if (opts != null && !opts.isBlank()) {
       cmd.addAll(List.of(opts.trim().split("\\s+")));
     }
-    cmd.addAll(List.of("-jar", jar.toString(), "serve", "--mcp-config", mcpConfig.toString()));
-    if (store != null) {
-      Path shipped = Path.of("conf/agent.json");
-      JsonObject agent = Files.exists(shipped) ? new JsonObject(Files.readString(shipped)) : new JsonObject();
-      Path agentConfig = dir.resolve("agent.json");
-      Files.writeString(agentConfig, agent.put("store", store).encodePrettily());
-      cmd.addAll(List.of("--config", agentConfig.toString()));
-    }
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(dir.resolve("stdout.log").toFile());
-    Map<String, String> env = pb.environment();
+    cmd.addAll(List.of("-jar", jar.toString(), "serve"));
+    return cmd;
+  }
+
+  /**
+   * A {@code serve} process' environment: none of the caller's {@code AGENTBUS_*}, {@code OPENAI_*},
+   * {@code ANTHROPIC_*}; the mock as the Anthropic API, a key, and the HTTP port.
+   */
+  static void serveEnvironment(Map<String, String> env, int mockPort, int httpPort) {
     env.keySet().removeIf(k -> k.startsWith("AGENTBUS_") || k.startsWith("OPENAI_") || k.startsWith("ANTHROPIC_"));
     env.put("ANTHROPIC_API_KEY", "bench-key");
     env.put("ANTHROPIC_BASE_URL", "http://127.0.0.1:" + mockPort);
-    env.put("AGENTBUS_PORT", String.valueOf(freePort()));
-    process = pb.start();
-    port = awaitListening(process, dir.resolve("stderr.log"));
-    vertx = Vertx.vertx();
-    client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true),
-      new PoolOptions().setHttp1MaxSize(Math.max(16, maxInFlight)).setMaxWaitQueueSize(-1));
+    env.put("AGENTBUS_PORT", String.valueOf(httpPort));
   }
 
-  private static int freePort() throws IOException {
+  static int freePort() throws IOException {
     try (ServerSocket probe = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
       return probe.getLocalPort();
     }

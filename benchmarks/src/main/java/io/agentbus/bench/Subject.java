@@ -1,5 +1,7 @@
 package io.agentbus.bench;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -26,6 +28,25 @@ interface Subject extends AutoCloseable {
    */
   default ProcessHandle runtimeProcess() {
     return null;
+  }
+
+  /**
+   * @return the processes the runtime under test runs in, by name, when it is not this one: the
+   *     {@code serve} process, or every node of a cluster ({@link ClusterServeSubject}); their CPU
+   *     is summed as the runtime's. Empty: the runtime is this process
+   */
+  default Map<String, ProcessHandle> runtimeProcesses() {
+    Map<String, ProcessHandle> all = new LinkedHashMap<>();
+    ProcessHandle p = runtimeProcess();
+    if (p != null) {
+      all.put("serve", p);
+    }
+    return all;
+  }
+
+  /** @return whether the subject keeps its conversations in the local PostgreSQL (whose CPU is then reported) */
+  default boolean usesPostgres() {
+    return false;
   }
 
   /** @return the runtime's live heap after full collections (by default this process') */

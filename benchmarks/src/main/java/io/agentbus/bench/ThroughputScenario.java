@@ -12,7 +12,10 @@ import java.util.List;
  * {@code java -jar target/agentbus.jar serve} driven over HTTP; {@code agentbus}: in-process, plain
  * JSON replies like the peer; {@code agentbus-sse}: streamed, Agentbus' default;
  * {@code agentbus-http}: in-process HTTP API). {@code --repeat R} runs the subject list R times
- * in alternation, the ratios to the peer taken per repetition (smoke default 1).
+ * in alternation, the ratios to the peer taken per repetition (smoke default 1). Opt-in subjects
+ * (never in the defaults): {@code serve-memory}, {@code serve-postgres} (the store cell, issue 13),
+ * {@code serve-cluster1} and {@code serve-cluster3} (the cluster cell, issue 14: see
+ * {@link ClusterServeSubject}).
  */
 final class ThroughputScenario {
 
