@@ -6,7 +6,6 @@ import io.vertx.core.VertxOptions;
 import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.core.shareddata.AsyncMap;
 import io.vertx.core.spi.cluster.ClusterManager;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -103,7 +102,7 @@ public final class ClusterNodes {
       Set<String> announced = new HashSet<>();
       entries.forEach((id, info) -> {
         if (!live.contains(id)) {
-          forget(map, id);
+          map.remove(id);
           return;
         }
         announced.add(id);
@@ -119,9 +118,5 @@ public final class ClusterNodes {
         .forEach(id -> out.add(new JsonObject().put("id", id).put("self", id.equals(me)).put("starting", true)));
       return out;
     }));
-  }
-
-  private static void forget(AsyncMap<String, JsonObject> map, String id) {
-    map.remove(id);
   }
 }
