@@ -257,6 +257,9 @@ final class TurnRunner {
       .put("content", resp.content())
       .put("eventsAddress", t.events.address())
       .put("eventFields", t.events.fields());
+    if (t.conversation.tenant() != null) {
+      body.put("tenant", t.conversation.tenant());
+    }
     if (options.getToolTimeoutMs() != null) {
       body.put("timeoutMs", options.getToolTimeoutMs());
     }

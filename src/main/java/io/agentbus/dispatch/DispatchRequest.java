@@ -17,7 +17,8 @@ import java.util.Set;
  *  "timeoutMs": 30000,                  // optional MCP timeout per call (progress restarts it)
  *  "budgetMs": 120000,                  // optional: the most each call may take in all (the caller's deadline)
  *  "eventsAddress": "...",              // optional: per-call events are published there
- *  "eventFields": {...}}                // optional: copied into every event (e.g. conversationId)
+ *  "eventFields": {...},                // optional: copied into every event (e.g. conversationId)
+ *  "tenant": "acme"}                    // optional: the tenant whose conversation made the calls
  * }</pre>
  *
  * @param provider who will read the results
@@ -28,9 +29,10 @@ import java.util.Set;
  *     progress extensions included), or {@code null} for the dispatcher's default
  * @param eventsAddress where to publish per-call events, or {@code null}
  * @param eventFields fields copied into every per-call event, or {@code null}
+ * @param tenant the tenant whose conversation made the calls, or {@code null}
  */
 public record DispatchRequest(Provider provider, Long catalogVersion, List<ToolUse> calls, Long timeoutMs, Long budgetMs,
-                              String eventsAddress, JsonObject eventFields) {
+                              String eventsAddress, JsonObject eventFields, String tenant) {
 
   /**
    * One tool_use block.
@@ -97,11 +99,21 @@ public record DispatchRequest(Provider provider, Long catalogVersion, List<ToolU
     Long budget = body.getValue("budgetMs") instanceof Number b ? Math.max(0, b.longValue()) : null;
     String events = body.getValue("eventsAddress") instanceof String a && !a.isBlank() ? a : null;
     JsonObject fields = body.getValue("eventFields") instanceof JsonObject f ? f : null;
-    return new DispatchRequest(provider, version, List.copyOf(calls), timeout, budget, events, fields);
+    Object tenant = body.getValue("tenant");
+    if (tenant != null && !(tenant instanceof String)) {
+      throw new Invalid("'tenant' must be a string");
+    }
+    return new DispatchRequest(provider, version, List.copyOf(calls), timeout, budget, events, fields, (String) tenant);
   }
 
   /** @return the conversation this batch belongs to (from {@code eventFields}), or "-" for logs */
   public String conversationId() {
-    return eventFields != null && eventFields.getValue("conversationId") instanceof String id ? id : "-";
+    String id = conversation();
+    return id != null ? id : "-";
+  }
+
+  /** @return the conversation this batch belongs to (from {@code eventFields}), or {@code null} */
+  public String conversation() {
+    return eventFields != null && eventFields.getValue("conversationId") instanceof String id ? id : null;
   }
 }

@@ -100,7 +100,14 @@ public final class ToolDispatcher {
     // One deadline: the server verticle bounds the call (queueing, progress extensions and all)
     // by budgetMs, so it always answers before this bus timeout, which is only a safety net.
     long busTimeout = budgetMs + options.getSendTimeoutMarginMs();
-    JsonObject body = new JsonObject().put("name", entry.tool()).put("arguments", use.input()).put("budgetMs", budgetMs);
+    JsonObject body = new JsonObject().put("name", entry.tool()).put("arguments", use.input()).put("budgetMs", budgetMs)
+      .put("toolUseId", use.id());
+    if (request.tenant() != null) {
+      body.put("tenant", request.tenant());
+    }
+    if (request.conversation() != null) {
+      body.put("conversationId", request.conversation());
+    }
     if (timeoutMs != null) {
       body.put("timeoutMs", Math.min(timeoutMs, budgetMs));
     }

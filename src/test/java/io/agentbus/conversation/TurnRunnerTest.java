@@ -1,6 +1,7 @@
 package io.agentbus.conversation;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -213,6 +214,30 @@ class TurnRunnerTest {
       assertPaired(c.history());
       JsonObject lastResult = c.history().get(c.history().size() - 1).getJsonArray("content").getJsonObject(0);
       assertTrue(lastResult.getBoolean("is_error"));
+      ctx.completeNow();
+    })));
+  }
+
+  @Test
+  void eachToolCallNamesItsCallerSoTheServerCanRouteItToTheRightConnectionAndUser(Vertx vertx, VertxTestContext ctx) {
+    List<JsonObject> bodies = new CopyOnWriteArrayList<>();
+    echoServer(vertx, bodies);
+    ToolCatalog catalog = new ToolCatalog();
+    catalog.publish(snapshot(1, "work"));
+    ScriptedModel model = new ScriptedModel(req -> req.getMessages().size() > 1
+      ? new JsonArray().add(text("done"))
+      : new JsonArray().add(toolUse("toolu_t1", "mcp__srv__work")));
+    TurnRunner runner = new TurnRunner(vertx, model, new ConversationOptions().setStream(false), catalog,
+      new ToolDispatcher(vertx, catalog, new DispatcherOptions()));
+    Conversation owned = new Conversation("c-acme", "acme", null, ToolSelection.ALL);
+    Conversation shared = new Conversation("c-none", null, null, ToolSelection.ALL);
+    turn(vertx, runner, owned, "work").compose(r -> turn(vertx, runner, shared, "work")).onComplete(ctx.succeeding(r -> ctx.verify(() -> {
+      assertEquals(2, bodies.size());
+      assertEquals("acme", bodies.get(0).getString("tenant"));
+      assertEquals("c-acme", bodies.get(0).getString("conversationId"));
+      assertEquals("toolu_t1", bodies.get(0).getString("toolUseId"));
+      assertFalse(bodies.get(1).containsKey("tenant"), "no tenant without authentication");
+      assertEquals("c-none", bodies.get(1).getString("conversationId"));
       ctx.completeNow();
     })));
   }

@@ -4,7 +4,8 @@ import io.vertx.core.json.JsonObject;
 
 /**
  * The body of a {@code tools/call} event-bus request:
- * {@code {name, arguments?, timeoutMs?, budgetMs?, progressAddress?, progressFields?}}.
+ * {@code {name, arguments?, timeoutMs?, budgetMs?, progressAddress?, progressFields?, tenant?, conversationId?,
+ * toolUseId?}}.
  *
  * @param name the tool's MCP name
  * @param arguments its arguments
@@ -14,9 +15,12 @@ import io.vertx.core.json.JsonObject;
  *     arrives; {@code null}: the server's {@code maxTotalTimeoutMs} alone bounds it
  * @param progressAddress where progress is published, or {@code null}
  * @param progressFields copied into every progress message, or {@code null}
+ * @param tenant the tenant whose conversation made the call, or {@code null}
+ * @param conversationId the conversation that made the call, or {@code null}
+ * @param toolUseId the model's id of the tool_use block, or {@code null}
  */
 record ToolCallRequest(String name, JsonObject arguments, Long timeoutMs, Long budgetMs, String progressAddress,
-                       JsonObject progressFields) {
+                       JsonObject progressFields, String tenant, String conversationId, String toolUseId) {
 
   /** @throws IllegalArgumentException naming the bad field */
   static ToolCallRequest parse(JsonObject body) {
@@ -41,7 +45,16 @@ record ToolCallRequest(String name, JsonObject arguments, Long timeoutMs, Long b
       throw new IllegalArgumentException("field 'progressFields' must be an object");
     }
     return new ToolCallRequest(name, args == null ? new JsonObject() : (JsonObject) args, timeout, budget,
-      (String) progress, (JsonObject) fields);
+      (String) progress, (JsonObject) fields, optionalString(body, "tenant"), optionalString(body, "conversationId"),
+      optionalString(body, "toolUseId"));
+  }
+
+  private static String optionalString(JsonObject body, String field) {
+    Object value = body.getValue(field);
+    if (value != null && !(value instanceof String)) {
+      throw new IllegalArgumentException("field '" + field + "' must be a string");
+    }
+    return (String) value;
   }
 
   private static Long positive(JsonObject body, String field, long min) {

@@ -19,6 +19,10 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.Checkpoint;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -245,11 +249,13 @@ class StreamableHttpFakeServerTest {
   }
 
   @Test
-  void connectionRefusedIsAClearError(Vertx vertx, VertxTestContext ctx) {
-    vertx.createHttpServer().requestHandler(r -> { }).listen(0, "127.0.0.1").compose(s -> {
-      int port = s.actualPort();
-      return s.close().map(port);
-    }).compose(port -> McpClient.create(vertx, options("http://127.0.0.1:" + port + "/mcp")).connect())
+  void connectionRefusedIsAClearError(Vertx vertx, VertxTestContext ctx) throws IOException {
+    // a bound socket that never listens holds the port, so no other test can take it, and refuses connections
+    Socket holder = new Socket();
+    holder.bind(new InetSocketAddress("127.0.0.1", 0));
+    int port = holder.getLocalPort();
+    McpClient.create(vertx, options("http://127.0.0.1:" + port + "/mcp")).connect()
+      .onComplete(ar -> closeQuietly(holder))
       .onComplete(ctx.failing(err -> ctx.verify(() -> {
         McpException e = assertInstanceOf(McpException.class, err);
         assertEquals(Kind.TRANSPORT, e.kind());
@@ -276,6 +282,14 @@ class StreamableHttpFakeServerTest {
       assertTrue(failures >= StreamableHttpTransport.MAX_CONNECT_FAILURES
         && failures <= StreamableHttpTransport.MAX_CONNECT_FAILURES + 4, "failures: " + failures);
     })));
+  }
+
+  private static void closeQuietly(Socket socket) {
+    try {
+      socket.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private static Future<Integer> callUntilClosed(McpClient c, int failures) {
