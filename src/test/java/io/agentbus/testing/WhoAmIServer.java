@@ -10,7 +10,8 @@ import java.util.concurrent.TimeUnit;
  * A stdio MCP server (run as a child JVM) that reports whose it is: {@code whoami} answers
  * {@code {"tenant": $WHO_TENANT, "secret": $WHO_SECRET, "pid": its pid}} as JSON text, after
  * {@code delayMs} (an argument, default 0), so calls can be held open. Scoped-connection tests
- * set {@code WHO_TENANT: ${tenant.id}} and {@code WHO_SECRET: ${tenant.secret.TOKEN}}.
+ * set {@code WHO_TENANT: ${tenant.id}} and {@code WHO_SECRET: ${tenant.secret.TOKEN}}. With
+ * {@code WHO_SECRET} {@code exit} it exits with code 3 at once (a tenant whose server cannot start).
  */
 public final class WhoAmIServer {
 
@@ -18,6 +19,10 @@ public final class WhoAmIServer {
   }
 
   public static void main(String[] args) throws Exception {
+    if ("exit".equals(System.getenv("WHO_SECRET"))) {
+      System.err.println("bad credentials");
+      System.exit(3);
+    }
     StdioMcpServer server = new StdioMcpServer("whoami", "1.0");
     JsonObject schema = new JsonObject().put("type", "object")
       .put("properties", new JsonObject().put("delayMs", new JsonObject().put("type", "integer")));

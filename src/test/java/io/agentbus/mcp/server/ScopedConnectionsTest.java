@@ -48,7 +48,8 @@ class ScopedConnectionsTest {
     "acme", Map.of("TOKEN", "acme-secret-1"),
     "globex", Map.of("TOKEN", "globex-secret-2"),
     "initech", Map.of("TOKEN", "initech-secret-3"),
-    "nosecret", Map.of()));
+    "nosecret", Map.of(),
+    "broken", Map.of("TOKEN", "exit")));
 
   static McpServerOptions who(String name, Scope scope) {
     return InteropServers.javaMain(name, WhoAmIServer.class).setScope(scope)
@@ -267,5 +268,38 @@ class ScopedConnectionsTest {
       assertTrue(err.getMessage().contains("scope is 'shared'"), err.getMessage());
       ctx.completeNow();
     })));
+  }
+
+  @Test
+  void aTenantWhoseServerCannotStartFailsAloneAndWaitsForItsBackoff(Vertx vertx, VertxTestContext ctx) {
+    String s = "who-broken";
+    deploy(vertx, who(s, Scope.TENANT).setRestartInitialBackoffMs(60_000))
+      .compose(id -> whoami(vertx, s, "broken", null, 0).transform(ar -> {
+        ctx.verify(() -> {
+          ReplyException e = failure(ar.cause());
+          assertEquals(FailureCodes.UNAVAILABLE, e.failureCode());
+          assertTrue(e.getMessage().startsWith(McpServerVerticle.NOT_STARTED + "server 'who-broken' for tenant 'broken' failed"
+            + " to start"), e.getMessage());
+        });
+        return whoami(vertx, s, "broken", null, 0);
+      }))
+      .transform(ar -> {
+        ctx.verify(() -> {
+          ReplyException e = failure(ar.cause());
+          assertEquals(FailureCodes.UNAVAILABLE, e.failureCode());
+          assertTrue(e.getMessage().contains("next attempt in"), "no new child within the backoff: " + e.getMessage());
+        });
+        return whoami(vertx, s, "acme", null, 0);
+      })
+      .compose(acme -> status(vertx, s).map(st -> {
+        ctx.verify(() -> {
+          assertEquals("acme", acme.getString("tenant"));
+          assertEquals(1, st.getJsonObject("scoped").getInteger("connections"));
+          assertEquals(1, st.getJsonObject("scoped").getInteger("failed"));
+          assertEquals("READY", st.getString("status"), "the listing connection is not the broken tenant's");
+        });
+        return st;
+      }))
+      .onComplete(ctx.succeedingThenComplete());
   }
 }
