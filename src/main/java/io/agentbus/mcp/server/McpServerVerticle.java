@@ -57,6 +57,11 @@ import org.slf4j.LoggerFactory;
  * once with the reason. Once a connection has stayed READY for {@link #STABLE_AFTER_MS}, the
  * consecutive-failure count goes back to 0, so a healthy server killed now and then restarts
  * after the initial backoff and is never reported DOWN for it.
+ *
+ * <p><b>Scope.</b> With {@code scope} {@code tenant} or {@code conversation} each caller's calls
+ * run on a connection of its own ({@link ScopedCalls}, {@link ScopedConnections}), opened with
+ * its tenant's values ({@link #setTenants}); this verticle's own connection then only lists the
+ * tools and reports the status above, as no tenant, and serves no call.
  */
 public class McpServerVerticle extends VerticleBase {
 
