@@ -186,6 +186,7 @@ class ScopedTenantsApiTest {
       .onComplete(ctx.succeeding(metrics -> ctx.verify(() -> {
         String text = metrics.bodyAsString();
         assertTrue(text.contains("server=\"who\""), "tool calls are counted by server");
+        assertTrue(text.contains("agentbus_mcp_scoped_connections_total{event=\"opened\",server=\"who\"} 2.0"), text);
         assertFalse(text.contains("acme") || text.contains("globex") || text.contains("secret-"), "no tenant in the metrics");
         ctx.completeNow();
       })));

@@ -3,6 +3,7 @@ package io.agentbus.mcp.server;
 import io.agentbus.bus.FailureCodes;
 import io.agentbus.mcp.McpClient;
 import io.agentbus.mcp.McpServerOptions;
+import io.agentbus.metrics.AgentbusMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -74,6 +75,7 @@ final class ScopedConnections {
   private final ScopedConnector connector;
   private final RestartBackoff backoff;
   private final long stableAfterMs;
+  private final AgentbusMetrics metrics;
   /** Access order: the first entry is the least recently used. */
   private final LinkedHashMap<ScopeKey, Connection> connections = new LinkedHashMap<>(16, 0.75f, true);
   private int waiting;
@@ -93,6 +95,7 @@ final class ScopedConnections {
     this.connector = connector;
     this.backoff = new RestartBackoff(options.getRestartInitialBackoffMs(), options.getRestartMaxBackoffMs());
     this.stableAfterMs = stableAfterMs;
+    this.metrics = AgentbusMetrics.get(vertx);
   }
 
   /**
@@ -178,7 +181,7 @@ final class ScopedConnections {
     closed = true;
     List<Future<Void>> all = new ArrayList<>();
     for (Connection c : new ArrayList<>(connections.values())) {
-      all.add(closeConnection(c, "the server is stopping"));
+      all.add(closeConnection(c, "the server is stopping", "closed_stopping"));
     }
     return Future.join(all).mapEmpty();
   }
@@ -187,6 +190,7 @@ final class ScopedConnections {
     Connection c = new Connection(key, connector.open(key, resolved), failuresBefore);
     connections.put(key, c);
     LOG.info("[{}] opening a connection {} ({} open)", name, key.describe(), connections.size());
+    metrics.scopedConnection(name, "opened");
     c.client.closeHandler(err -> onExit(c, err));
     c.client.connect().onComplete(ar -> {
       if (c.removed) {
@@ -206,6 +210,7 @@ final class ScopedConnections {
           scheduleIdleClose(c, options.getIdleTimeoutMs());
         }
       } else {
+        metrics.scopedConnection(name, "failed");
         failed(c, ar.cause().getMessage());
         c.client.close();
       }
@@ -220,6 +225,7 @@ final class ScopedConnections {
     }
     long livedMs = (System.nanoTime() - c.readyNanos) / 1_000_000L;
     LOG.warn("[{}] connection {} ended after {} ms: {}", name, c.key.describe(), livedMs, err.getMessage());
+    metrics.scopedConnection(name, "exited");
     if (livedMs >= stableAfterMs) {
       remove(c);
     } else {
@@ -277,7 +283,7 @@ final class ScopedConnections {
     }
     for (Connection c : connections.values()) {
       if (c.idle()) {
-        closeConnection(c, "least recently used, maxConnections (" + options.getMaxConnections() + ") reached");
+        closeConnection(c, "least recently used, maxConnections (" + options.getMaxConnections() + ") reached", "closed_lru");
         return true;
       }
     }
@@ -292,18 +298,19 @@ final class ScopedConnections {
         if (c.failure != null) {
           remove(c);
         } else {
-          closeConnection(c, "idle for " + afterMs + " ms");
+          closeConnection(c, "idle for " + afterMs + " ms", "closed_idle");
         }
       }
     });
   }
 
-  private Future<Void> closeConnection(Connection c, String why) {
+  private Future<Void> closeConnection(Connection c, String why, String event) {
     remove(c);
     failWaiters(c, FailureCodes.UNAVAILABLE, "server '" + name + "' " + c.key.describe() + ": the connection closed ("
       + why + ")");
     if (c.failure == null) {
       LOG.info("[{}] closing the connection {}: {}", name, c.key.describe(), why);
+      metrics.scopedConnection(name, event);
     }
     closing++;
     return c.client.close().onComplete(ar -> closing--);
