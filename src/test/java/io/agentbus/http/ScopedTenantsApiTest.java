@@ -178,7 +178,7 @@ class ScopedTenantsApiTest {
           JsonObject who = health.bodyAsJsonObject().getJsonObject("servers").getJsonObject("who");
           assertEquals("tenant", who.getString("scope"));
           assertEquals(2, who.getInteger("connections"));
-          assertEquals(1, who.getInteger("toolCount"));
+          assertEquals(2, who.getInteger("toolCount"), "whoami and die");
           assertFalse(health.bodyAsString().contains("secret-"), health.bodyAsString());
         });
         return request(HttpMethod.GET, "/metrics", ACME).send();

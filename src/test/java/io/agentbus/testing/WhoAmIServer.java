@@ -11,7 +11,8 @@ import java.util.concurrent.TimeUnit;
  * {@code {"tenant": $WHO_TENANT, "secret": $WHO_SECRET, "pid": its pid}} as JSON text, after
  * {@code delayMs} (an argument, default 0), so calls can be held open. Scoped-connection tests
  * set {@code WHO_TENANT: ${tenant.id}} and {@code WHO_SECRET: ${tenant.secret.TOKEN}}. With
- * {@code WHO_SECRET} {@code exit} it exits with code 3 at once (a tenant whose server cannot start).
+ * {@code WHO_SECRET} {@code exit} it exits with code 3 at once (a tenant whose server cannot start);
+ * its tool {@code die} exits with code 7 (a crash mid-call).
  */
 public final class WhoAmIServer {
 
@@ -33,6 +34,11 @@ public final class WhoAmIServer {
         long delay = a.getLong("delayMs", 0L);
         return CompletableFuture.supplyAsync(() -> ServerTool.text(me.encode()),
           CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS));
+      }));
+    server.tool(new ServerTool(new JsonObject().put("name", "die").put("inputSchema", new JsonObject().put("type", "object")),
+      (a, c) -> {
+        System.exit(7);
+        return null;
       }));
     server.run();
   }

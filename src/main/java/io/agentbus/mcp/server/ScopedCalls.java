@@ -71,7 +71,7 @@ final class ScopedCalls {
     long hardAt = arrived + hardLimitMs * 1_000_000L;
     connections.acquire(key, timeoutMs).onComplete(acquired -> {
       if (acquired.failed()) {
-        reply(msg, null, acquired);
+        reply(msg, acquired);
         return;
       }
       ScopedConnections.Connection c = acquired.result();
@@ -101,12 +101,12 @@ final class ScopedCalls {
         }
         connections.release(c);
         metrics.toolCall(name, req.name(), startNanos, ar);
-        reply(msg, req, ar);
+        reply(msg, ar);
       });
     });
   }
 
-  private static void reply(Message<JsonObject> msg, ToolCallRequest req, io.vertx.core.AsyncResult<?> ar) {
+  private static void reply(Message<JsonObject> msg, io.vertx.core.AsyncResult<?> ar) {
     if (ar.succeeded()) {
       msg.reply(ar.result(), SharedJsonCodec.shared());
       return;

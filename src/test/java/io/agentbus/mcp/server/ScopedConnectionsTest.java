@@ -113,7 +113,7 @@ class ScopedConnectionsTest {
         assertEquals(1, globexPids.size(), "one connection per tenant: " + globexPids);
         assertNotEquals(acmePids, globexPids);
         assertEquals("READY", st.getString("status"));
-        assertEquals(1, st.getInteger("toolCount"));
+        assertEquals(2, st.getInteger("toolCount"), "whoami and die");
         assertEquals(2, st.getJsonObject("scoped").getInteger("connections"));
         assertEquals("tenant", st.getJsonObject("scoped").getString("scope"));
         assertFalse(st.encode().contains("secret-"), "no secret in the status: " + st.encode());
@@ -299,6 +299,32 @@ class ScopedConnectionsTest {
           assertEquals("READY", st.getString("status"), "the listing connection is not the broken tenant's");
         });
         return st;
+      }))
+      .onComplete(ctx.succeedingThenComplete());
+  }
+
+  @Test
+  void aConnectionThatCrashesFailsItsCallAndReopensOnTheNextOne(Vertx vertx, VertxTestContext ctx) {
+    String s = "who-crash";
+    JsonObject die = new JsonObject().put("name", "die").put("arguments", new JsonObject()).put("tenant", "acme");
+    // stable after 1 ms: the crash does not count as a failed start, so no backoff
+    vertx.deployVerticle(new McpServerVerticle(null, 1).setTenants(TENANTS),
+        new DeploymentOptions().setConfig(who(s, Scope.TENANT).toJson()))
+      .compose(id -> whoami(vertx, s, "acme", null, 0))
+      .compose(before -> vertx.eventBus().request(Addresses.mcp(s), die,
+          new DeliveryOptions().addHeader(Actions.HEADER, Actions.TOOLS_CALL)).transform(ar -> {
+        ctx.verify(() -> {
+          ReplyException e = failure(ar.cause());
+          assertEquals(FailureCodes.UNAVAILABLE, e.failureCode());
+          assertTrue(e.getMessage().contains("exited"), e.getMessage());
+        });
+        return exited(vertx, before.getLong("pid")).compose(v -> whoami(vertx, s, "acme", null, 0));
+      }).map(after -> {
+        ctx.verify(() -> {
+          assertNotEquals(before.getLong("pid"), after.getLong("pid"));
+          assertEquals("acme-secret-1", after.getString("secret"));
+        });
+        return after;
       }))
       .onComplete(ctx.succeedingThenComplete());
   }
