@@ -103,7 +103,7 @@ public final class Agentbus {
       .compose(st -> {
         store[0] = st;
         for (McpServerOptions server : enabled) {
-          McpServerVerticle verticle = McpServerVerticle.connectingInBackground();
+          McpServerVerticle verticle = McpServerVerticle.connectingInBackground().setTenants(o.getTenants());
           verticles.add(verticle);
           mcp.add(vertx.deployVerticle(verticle, new DeploymentOptions().setConfig(server.toJson())));
         }

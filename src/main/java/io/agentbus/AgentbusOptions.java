@@ -3,6 +3,7 @@ package io.agentbus;
 import io.agentbus.conversation.ConversationOptions;
 import io.agentbus.dispatch.DispatcherOptions;
 import io.agentbus.mcp.McpServerOptions;
+import io.agentbus.mcp.Tenants;
 import io.agentbus.store.StoreOptions;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +26,7 @@ public class AgentbusOptions {
   private int conversationInstances = DEFAULT_CONVERSATION_INSTANCES;
   private StoreOptions store = new StoreOptions().setType(StoreOptions.Type.MEMORY);
   private boolean conversations = true;
+  private Tenants tenants = Tenants.none();
 
   public AgentbusOptions() {
   }
@@ -36,6 +38,7 @@ public class AgentbusOptions {
     this.conversationInstances = other.conversationInstances;
     this.store = new StoreOptions(other.store);
     this.conversations = other.conversations;
+    this.tenants = other.tenants;
   }
 
   /**
@@ -63,6 +66,16 @@ public class AgentbusOptions {
 
   public AgentbusOptions addMcpServer(McpServerOptions server) {
     mcpServers.add(Objects.requireNonNull(server, "'server' cannot be null"));
+    return this;
+  }
+
+  /** @return each tenant's values for the connections of scoped MCP servers ({@code ${tenant.secret.NAME}}) */
+  public Tenants getTenants() {
+    return tenants;
+  }
+
+  public AgentbusOptions setTenants(Tenants tenants) {
+    this.tenants = Objects.requireNonNull(tenants, "'tenants' cannot be null");
     return this;
   }
 

@@ -57,7 +57,8 @@ public final class CallCommand {
         return Cli.fail(err, "--timeout must be a positive number of milliseconds");
       }
     }
-    McpClient client = McpClient.create(vertx, server);
+    // a scoped server runs as no tenant here, like its listing connection
+    McpClient client = McpClient.create(vertx, server.withoutTenantValues());
     try {
       JsonObject result = Cli.await(client.connect().compose(init -> client.callTool(tool, arguments, callOptions)));
       out.println(result.encodePrettily());

@@ -77,7 +77,7 @@ final class Launcher {
           .setBaseUrl("http://127.0.0.1:" + mock.actualPort()).setModel("agentbus-demo"));
       }
       AgentbusOptions options = new AgentbusOptions().setMcpServers(servers ? mcp.servers() : List.of())
-        .setConversation(conversation).setConversations(conversations)
+        .setConversation(conversation).setConversations(conversations).setTenants(agent.tenants())
         .setStore(conversations ? agent.store() : new StoreOptions().setType(StoreOptions.Type.MEMORY));
       if (agent.conversationInstances() != null) {
         options.setConversationInstances(agent.conversationInstances());

@@ -32,7 +32,7 @@ public final class ToolsCommand {
     Map<String, ToolFilter> filters = new LinkedHashMap<>();
     for (McpServerOptions server : config.enabledServers()) {
       filters.put(server.getName(), new ToolFilter(server.getAllowedTools(), server.getDisabledTools()));
-      McpClient client = McpClient.create(vertx, server);
+      McpClient client = McpClient.create(vertx, server.withoutTenantValues());
       connections.put(server.getName(), client.connect().map(client)
         .recover(e -> client.close().transform(ar -> Future.failedFuture(e))));
     }

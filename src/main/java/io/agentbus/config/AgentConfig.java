@@ -5,6 +5,7 @@ import io.agentbus.conversation.ConversationOptions;
 import io.agentbus.conversation.HistoryPolicy;
 import io.agentbus.http.HttpApiOptions;
 import io.agentbus.limits.MemoryBudget;
+import io.agentbus.mcp.Tenants;
 import io.agentbus.model.ModelOptions;
 import io.agentbus.options.ConfigException;
 import io.agentbus.options.EnvExpander;
@@ -49,7 +50,8 @@ import org.slf4j.LoggerFactory;
  *           "idleTimeoutMs": 60000, "maxConnections": 10000},
  *  "cluster": {"enabled": false, "name": "agentbus", "host": "127.0.0.1", "port": 5701, "publicHost": null,
  *              "members": ["127.0.0.1"], "configFile": null, "roles": ["http", "conversation", "mcp"],
- *              "nodeName": null, "failureDetectionMs": 5000}}
+ *              "nodeName": null, "failureDetectionMs": 5000},
+ *  "tenants": {"<tenant>": {"secrets": {"GITHUB_TOKEN": "${ACME_GITHUB_TOKEN}"}}}}
  * }</pre>
  *
  * <p>Every value is checked against the range its setter accepts (an int field above
@@ -79,6 +81,8 @@ public final class AgentConfig {
   private final long demoLatencyMs;
   private final long drainTimeoutMs;
   private final List<String> unknownFields;
+  /** The {@code tenants} section: each tenant's secrets for scoped MCP connections. */
+  private Tenants tenants = Tenants.none();
 
   private AgentConfig(ConversationOptions conversation, StoreOptions store, ClusterOptions cluster, JsonObject http,
                       Integer conversationInstances, boolean demoModel, long demoLatencyMs, long drainTimeoutMs,
@@ -170,9 +174,20 @@ public final class AgentConfig {
     boolean demo = Boolean.TRUE.equals(model.bool("demo")) || conv.getModel().getApiKey() == null;
     Long demoLatency = model.longField("demoLatencyMs", 0);
     Long drain = top.longField("drainTimeoutMs", 0);
+    Object tenants = top.raw("tenants");
+    if (tenants != null && !(tenants instanceof JsonObject)) {
+      throw top.error("tenants", "must be an object {tenant: {\"secrets\": {NAME: value}}}");
+    }
     top.unknownFields().forEach(u -> LOG.warn("{}: {}", source, u));
-    return new AgentConfig(conv, store, cluster, http, instances, demo, demoLatency == null ? 0 : demoLatency,
+    AgentConfig config = new AgentConfig(conv, store, cluster, http, instances, demo, demoLatency == null ? 0 : demoLatency,
       drain == null ? DEFAULT_DRAIN_TIMEOUT_MS : drain, top.unknownFields());
+    config.tenants = Tenants.fromJson((JsonObject) tenants, OWNER);
+    return config;
+  }
+
+  /** @return the {@code tenants} section: what {@code ${tenant.secret.NAME}} in mcp.json expands to, per tenant */
+  public Tenants tenants() {
+    return tenants;
   }
 
   /**

@@ -51,7 +51,7 @@ final class InfoRoutes {
 
   /**
    * {@code GET /health} → {@code {status: UP|DEGRADED|DRAINING, notReady: [name...], servers:
-   * {name: {status, ready, restarts, toolCount, detail?, attempt?}}, cluster?: {name, node, members:
+   * {name: {status, ready, restarts, toolCount, detail?, attempt?, scope?, connections?}}, cluster?: {name, node, members:
    * [{id, name, roles, servers, self}]}}}; {@code cluster} only on a clustered node, whose
    * {@code servers} are those of every member. It says whether this
    * instance serves: 200 while it does, even with MCP servers not READY (DEGRADED: their tools
@@ -105,6 +105,9 @@ final class InfoRoutes {
         }
         if (s.getValue("attempt") instanceof JsonObject attempt) {
           brief.put("attempt", attempt);
+        }
+        if (s.getValue("scoped") instanceof JsonObject scoped) {
+          brief.put("scope", scoped.getValue("scope")).put("connections", scoped.getValue("connections"));
         }
         byServer.put(servers.get(i), brief);
         if (!ready) {

@@ -4,6 +4,7 @@ import io.agentbus.limits.MemoryBudget;
 import io.agentbus.options.ConfigException;
 import io.agentbus.options.EnvExpander;
 import io.agentbus.options.JsonFields;
+import io.agentbus.options.TenantPlaceholders;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -31,6 +32,16 @@ public class McpServerOptions {
     SSE,
     /** Streamable HTTP, falling back to legacy HTTP+SSE (a plain {@code url}). */
     AUTO_HTTP
+  }
+
+  /** Which callers share one connection to the server ({@code "scope"} in mcp.json). */
+  public enum Scope {
+    /** One connection for every caller (the default). */
+    SHARED,
+    /** One connection per tenant, opened on the tenant's first call. */
+    TENANT,
+    /** One connection per conversation (of a tenant), opened on its first call. */
+    CONVERSATION
   }
 
   public static final long DEFAULT_TIMEOUT_MS = 60_000;
@@ -62,6 +73,11 @@ public class McpServerOptions {
   public static final long DEFAULT_RESTART_INITIAL_BACKOFF_MS = 500;
   public static final long DEFAULT_RESTART_MAX_BACKOFF_MS = 30_000;
   public static final int DEFAULT_DOWN_AFTER_FAILURES = 5;
+  public static final Scope DEFAULT_SCOPE = Scope.SHARED;
+  /** A scoped connection without a call for this long closes. */
+  public static final long DEFAULT_IDLE_TIMEOUT_MS = 300_000;
+  /** Scoped connections open at once per server. */
+  public static final int DEFAULT_MAX_CONNECTIONS = 100;
 
   /** Server names become event-bus address segments and tool-name prefixes. */
   public static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
@@ -90,6 +106,9 @@ public class McpServerOptions {
   private long restartInitialBackoffMs = DEFAULT_RESTART_INITIAL_BACKOFF_MS;
   private long restartMaxBackoffMs = DEFAULT_RESTART_MAX_BACKOFF_MS;
   private int downAfterFailures = DEFAULT_DOWN_AFTER_FAILURES;
+  private Scope scope = DEFAULT_SCOPE;
+  private long idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS;
+  private int maxConnections = DEFAULT_MAX_CONNECTIONS;
   /** What the JSON constructor did not read: warned about by {@code io.agentbus.config.McpConfig}, not copied. */
   private List<String> unknownFields = List.of();
 
@@ -138,6 +157,9 @@ public class McpServerOptions {
     restartInitialBackoffMs = orElse(r.longField("initialBackoffMs", 1), DEFAULT_RESTART_INITIAL_BACKOFF_MS);
     restartMaxBackoffMs = orElse(r.longField("maxBackoffMs", 1), DEFAULT_RESTART_MAX_BACKOFF_MS);
     downAfterFailures = orElse(r.intField("downAfterFailures", 1), DEFAULT_DOWN_AFTER_FAILURES);
+    scope = scopeOf(f.string("scope"), owner);
+    idleTimeoutMs = orElse(f.longField("idleTimeoutMs", 1), DEFAULT_IDLE_TIMEOUT_MS);
+    maxConnections = orElse(f.intField("maxConnections", 1), DEFAULT_MAX_CONNECTIONS);
     unknownFields = f.unknownFields();
   }
 
@@ -175,6 +197,7 @@ public class McpServerOptions {
     options.args = args;
     options.env.replaceAll((k, v) -> expander.expand(v, owner + ": env." + k));
     options.headers.replaceAll((k, v) -> expander.expand(v, owner + ": headers." + k));
+    options.checkTenantPlaceholders();
     if (options.transport == Transport.STDIO) {
       if (options.command == null || options.command.isBlank()) {
         throw new ConfigException(owner + ": field 'command' is required for a stdio server (or give a 'url')");
@@ -183,6 +206,70 @@ public class McpServerOptions {
       throw new ConfigException(owner + ": field 'url' must be an http:// or https:// URL");
     }
     return options;
+  }
+
+  /**
+   * Checks the {@code ${tenant.*}} placeholders: known ones, only in {@code env} and
+   * {@code headers}, and only in a scoped server (a shared connection has no one tenant).
+   *
+   * @throws ConfigException naming the server and the field
+   */
+  public void checkTenantPlaceholders() {
+    String owner = "server '" + name + "'";
+    List<String> elsewhere = new ArrayList<>();
+    elsewhere.add(command);
+    elsewhere.add(url);
+    elsewhere.add(cwd);
+    elsewhere.addAll(args);
+    for (String v : elsewhere) {
+      if (TenantPlaceholders.mentions(v)) {
+        throw new ConfigException(owner + ": ${tenant.*} placeholders are allowed only in 'env' and 'headers'"
+          + " (found in command, args, cwd or url)");
+      }
+    }
+    for (Map.Entry<String, String> e : env.entrySet()) {
+      checkTenantPlaceholder(owner, "env." + e.getKey(), e.getValue());
+    }
+    for (Map.Entry<String, String> e : headers.entrySet()) {
+      checkTenantPlaceholder(owner, "headers." + e.getKey(), e.getValue());
+    }
+  }
+
+  /**
+   * @return a copy whose {@code ${tenant.*}} placeholders are all the empty string: the values
+   *     of a connection that runs as no tenant (a scoped server's listing connection, the
+   *     {@code tools} and {@code call} commands); this instance itself when it has none
+   */
+  public McpServerOptions withoutTenantValues() {
+    boolean any = env.values().stream().anyMatch(TenantPlaceholders::mentions)
+      || headers.values().stream().anyMatch(TenantPlaceholders::mentions);
+    if (!any) {
+      return this;
+    }
+    McpServerOptions copy = new McpServerOptions(this);
+    copy.env.replaceAll((k, v) -> TenantPlaceholders.blank(v));
+    copy.headers.replaceAll((k, v) -> TenantPlaceholders.blank(v));
+    return copy;
+  }
+
+  private void checkTenantPlaceholder(String owner, String field, String value) {
+    TenantPlaceholders.check(value, owner + ": field '" + field + "'");
+    if (scope == Scope.SHARED && TenantPlaceholders.mentions(value)) {
+      throw new ConfigException(owner + ": field '" + field + "' uses a ${tenant.*} placeholder, but the server's"
+        + " scope is 'shared' (one connection for every tenant): set \"scope\": \"tenant\" or \"conversation\"");
+    }
+  }
+
+  private static Scope scopeOf(String scope, String owner) {
+    if (scope == null) {
+      return DEFAULT_SCOPE;
+    }
+    return switch (scope) {
+      case "shared" -> Scope.SHARED;
+      case "tenant" -> Scope.TENANT;
+      case "conversation" -> Scope.CONVERSATION;
+      default -> throw new ConfigException(owner + ": field 'scope' must be one of shared, tenant, conversation");
+    };
   }
 
   private static Transport transportOf(String type, String command, String url, String owner) {
@@ -237,7 +324,10 @@ public class McpServerOptions {
       .put("maxQueuedCalls", maxQueuedCalls)
       .put("shutdownGraceMs", shutdownGraceMs)
       .put("terminateGraceMs", terminateGraceMs)
-      .put("restart", restart);
+      .put("restart", restart)
+      .put("scope", scope.name().toLowerCase())
+      .put("idleTimeoutMs", idleTimeoutMs)
+      .put("maxConnections", maxConnections);
     if (maxPendingRequests != null) {
       json.put("maxPendingRequests", maxPendingRequests);
     }
@@ -456,6 +546,30 @@ public class McpServerOptions {
 
   public McpServerOptions setDownAfterFailures(int downAfterFailures) {
     this.downAfterFailures = positive(downAfterFailures, "restart.downAfterFailures");
+    return this;
+  }
+
+  /** @return which callers share a connection: one for all, one per tenant, one per conversation */
+  public Scope getScope() { return scope; }
+
+  public McpServerOptions setScope(Scope scope) {
+    this.scope = Objects.requireNonNull(scope, "'scope' cannot be null");
+    return this;
+  }
+
+  /** @return how long a scoped connection may go without a call before it closes */
+  public long getIdleTimeoutMs() { return idleTimeoutMs; }
+
+  public McpServerOptions setIdleTimeoutMs(long idleTimeoutMs) {
+    this.idleTimeoutMs = positiveMs(idleTimeoutMs, "idleTimeoutMs");
+    return this;
+  }
+
+  /** @return how many scoped connections may be open at once (the listing connection aside) */
+  public int getMaxConnections() { return maxConnections; }
+
+  public McpServerOptions setMaxConnections(int maxConnections) {
+    this.maxConnections = positive(maxConnections, "maxConnections");
     return this;
   }
 }

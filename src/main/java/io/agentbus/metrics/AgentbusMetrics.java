@@ -30,6 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code agentbus_model_tokens_total{provider,type}}, {@code agentbus_turns_seconds{status}},
  * {@code agentbus_turns_running}, {@code agentbus_conversations_active},
  * {@code agentbus_mcp_server_restarts_total{server}},
+ * {@code agentbus_mcp_scoped_connections_total{server,event}},
  * {@code agentbus_http_rejected_total{reason}}, {@code agentbus_http_turns_in_flight}, plus
  * JVM memory, threads, CPU and uptime.
  */
@@ -55,6 +56,7 @@ public final class AgentbusMetrics implements Shareable {
   private final Meter.MeterProvider<Timer> turns;
   private final Meter.MeterProvider<Counter> restarts;
   private final Meter.MeterProvider<Counter> rejected;
+  private final Meter.MeterProvider<Counter> scopedConnections;
   private final AtomicLong runningTurns = new AtomicLong();
   private final AtomicLong activeConversations = new AtomicLong();
   private final AtomicLong httpInFlight = new AtomicLong();
@@ -77,6 +79,9 @@ public final class AgentbusMetrics implements Shareable {
     restarts = Counter.builder("agentbus.mcp.server.restarts").description("MCP server restarts")
       .withRegistry(registry);
     rejected = Counter.builder("agentbus.http.rejected").description("HTTP requests answered with an error, by reason")
+      .withRegistry(registry);
+    scopedConnections = Counter.builder("agentbus.mcp.scoped.connections")
+      .description("Per-tenant or per-conversation MCP connections opened, failed and closed, by server and event")
       .withRegistry(registry);
     registry.gauge("agentbus.turns.running", runningTurns);
     registry.gauge("agentbus.conversations.active", activeConversations);
@@ -224,6 +229,15 @@ public final class AgentbusMetrics implements Shareable {
   /** An MCP server is being restarted. */
   public void mcpRestart(String server) {
     restarts.withTags("server", server).increment();
+  }
+
+  /**
+   * A scoped (per-tenant or per-conversation) connection of the server changed: {@code opened},
+   * {@code failed} (it could not start), {@code exited}, or {@code closed_idle},
+   * {@code closed_lru}, {@code closed_stopping}. Never labelled by tenant.
+   */
+  public void scopedConnection(String server, String event) {
+    scopedConnections.withTags("server", server, "event", event).increment();
   }
 
   /** The HTTP API answered a request with an error of this type. */

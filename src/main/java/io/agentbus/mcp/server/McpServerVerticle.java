@@ -9,6 +9,7 @@ import io.agentbus.mcp.CallOptions;
 import io.agentbus.mcp.McpClient;
 import io.agentbus.mcp.McpException;
 import io.agentbus.mcp.McpServerOptions;
+import io.agentbus.mcp.Tenants;
 import io.agentbus.mcp.transport.McpTransport;
 import io.agentbus.metrics.AgentbusMetrics;
 import io.vertx.core.Future;
@@ -56,6 +57,11 @@ import org.slf4j.LoggerFactory;
  * once with the reason. Once a connection has stayed READY for {@link #STABLE_AFTER_MS}, the
  * consecutive-failure count goes back to 0, so a healthy server killed now and then restarts
  * after the initial backoff and is never reported DOWN for it.
+ *
+ * <p><b>Scope.</b> With {@code scope} {@code tenant} or {@code conversation} each caller's calls
+ * run on a connection of its own ({@link ScopedCalls}, {@link ScopedConnections}), opened with
+ * its tenant's values ({@link #setTenants}); this verticle's own connection then only lists the
+ * tools and reports the status above, as no tenant, and serves no call.
  */
 public class McpServerVerticle extends VerticleBase {
 
@@ -152,6 +158,11 @@ public class McpServerVerticle extends VerticleBase {
   private String node;
   /** Calls waiting for READY, FIFO. */
   private final LinkedHashSet<Parked> parked = new LinkedHashSet<>();
+  /** The tenants' values for a scoped server's connections. */
+  private Tenants tenants = Tenants.none();
+  private ScopedConnector scopedConnector;
+  /** A scoped server's calls and connections ({@code null} for a shared server). */
+  private ScopedCalls scoped;
 
   /**
    * The transport the options describe; the connection counts as stable after
@@ -215,6 +226,24 @@ public class McpServerVerticle extends VerticleBase {
     return firstReady.future();
   }
 
+  /**
+   * Sets the values of {@code ${tenant.secret.NAME}} for a scoped server's connections (the
+   * agent config's {@code tenants}); call before deployment.
+   */
+  public McpServerVerticle setTenants(Tenants tenants) {
+    this.tenants = java.util.Objects.requireNonNull(tenants, "'tenants' cannot be null");
+    return this;
+  }
+
+  /**
+   * Sets what makes the client of each scoped connection (default: the transport the key's
+   * options describe, or this verticle's transport function); call before deployment.
+   */
+  public McpServerVerticle setScopedConnector(ScopedConnector connector) {
+    this.scopedConnector = connector;
+    return this;
+  }
+
   @Override
   public Future<?> start() {
     metrics = AgentbusMetrics.get(vertx);
@@ -225,6 +254,13 @@ public class McpServerVerticle extends VerticleBase {
       filter = new ToolFilter(options.getAllowedTools(), options.getDisabledTools());
       backoff = new RestartBackoff(options.getRestartInitialBackoffMs(), options.getRestartMaxBackoffMs());
       gate = new CallGate(vertx, name, options.getMaxConcurrentCalls(), options.getMaxQueuedCalls());
+      options.checkTenantPlaceholders();
+      if (options.getScope() != McpServerOptions.Scope.SHARED) {
+        ScopedConnector connector = scopedConnector != null || transports == null ? scopedConnector
+          : (key, resolved) -> McpClient.create(vertx, resolved, transports.apply(resolved));
+        scoped = new ScopedCalls(vertx, options, tenants, connector, stableAfterMs);
+        options = scoped.listingOptions(); // this verticle's own connection only lists the tools
+      }
     } catch (RuntimeException e) {
       firstAttempt.tryFail(e);
       firstReady.tryFail(e);
@@ -255,7 +291,8 @@ public class McpServerVerticle extends VerticleBase {
     setState(ServerState.STOPPED, null);
     firstAttempt.tryComplete();
     firstReady.tryFail(new IllegalStateException("server '" + name + "' stopped before it was ever ready"));
-    return client == null ? Future.succeededFuture() : client.close();
+    Future<Void> closed = client == null ? Future.succeededFuture() : client.close();
+    return scoped == null ? closed : Future.join(closed, scoped.close());
   }
 
   private Future<Void> connect() {
@@ -384,6 +421,9 @@ public class McpServerVerticle extends VerticleBase {
         .put("elapsedMs", (System.nanoTime() - attemptStartNanos) / 1_000_000L)
         .put("connectTimeoutMs", options.getConnectTimeoutMs()));
     }
+    if (scoped != null) {
+      s.put("scoped", scoped.status());
+    }
     if (client != null && state == ServerState.READY) {
       s.put("protocolVersion", client.protocolVersion());
       s.put("serverInfo", client.initializeResult().getValue("serverInfo"));
@@ -425,6 +465,10 @@ public class McpServerVerticle extends VerticleBase {
       hardLimit = Math.min(hardLimit, req.budgetMs());
     }
     long timeout = Math.min(req.timeoutMs() != null ? req.timeoutMs() : options.getTimeoutMs(), hardLimit);
+    if (scoped != null) {
+      scoped.call(msg, req, timeout, hardLimit);
+      return;
+    }
     admit(new Call(msg, req, timeout, hardLimit));
   }
 
@@ -532,7 +576,7 @@ public class McpServerVerticle extends VerticleBase {
     call.msg.fail(f.failureCode(), f.getMessage());
   }
 
-  private static ReplyException toFailure(Throwable err) {
+  static ReplyException toFailure(Throwable err) {
     if (err instanceof ReplyException re) {
       return re;
     }
