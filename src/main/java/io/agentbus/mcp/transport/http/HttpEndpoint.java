@@ -230,7 +230,8 @@ final class HttpEndpoint {
       .map(body -> {
         String excerpt = sanitize(errorText(body));
         return new HttpStatusException("server '" + name + "': " + method + " " + redact(target) + " answered HTTP "
-          + resp.statusCode() + (excerpt.isEmpty() ? "" : ": " + excerpt) + authHint(resp), resp.statusCode(), excerpt);
+          + resp.statusCode() + (excerpt.isEmpty() ? "" : ": " + excerpt) + authHint(resp), resp.statusCode(), excerpt,
+          resp.headers().getAll("WWW-Authenticate"));
       });
   }
 
