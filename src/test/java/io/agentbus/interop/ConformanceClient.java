@@ -7,6 +7,7 @@ import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.mcp.auth.InMemoryTokenStore;
 import io.agentbus.mcp.auth.OAuthManager;
 import io.agentbus.options.EnvExpander;
+import io.agentbus.testing.FollowRedirectPrompt;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;

@@ -1,4 +1,4 @@
-package io.agentbus.interop;
+package io.agentbus.testing;
 
 import io.agentbus.mcp.auth.AuthorizationCallback;
 import io.agentbus.mcp.auth.AuthorizationPrompt;
@@ -9,15 +9,16 @@ import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 
 /**
- * The "person" of the conformance suite's OAuth scenarios, whose authorization server
+ * The "person" of OAuth tests (the conformance suite's and ours), whose authorization server
  * approves at once: GETs the authorization URL without following the redirect and reads
  * the callback ({@code code}, {@code state}, {@code iss}) from its {@code Location}.
  */
-final class FollowRedirectPrompt implements AuthorizationPrompt {
+public final class FollowRedirectPrompt implements AuthorizationPrompt {
 
   private final WebClient client;
 
-  FollowRedirectPrompt(Vertx vertx) {
+  /** A prompt with its own client on {@code vertx}. */
+  public FollowRedirectPrompt(Vertx vertx) {
     this.client = WebClient.create(vertx, new WebClientOptions().setFollowRedirects(false));
   }
 
