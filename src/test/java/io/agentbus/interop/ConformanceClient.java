@@ -71,6 +71,8 @@ public final class ConformanceClient {
     // machine to machine: connect() (with its tools/list) is the test
     m.put("auth/client-credentials-basic", (client, ctx) -> Future.succeededFuture());
     m.put("auth/client-credentials-jwt", (client, ctx) -> Future.succeededFuture());
+    // enterprise-managed: the ID token (from the context) is exchanged at the IdP, then at the AS
+    m.put("auth/cross-app-access-complete-flow", (client, ctx) -> Future.succeededFuture());
     return m;
   }
 
@@ -88,6 +90,9 @@ public final class ConformanceClient {
       case "auth/client-credentials-jwt" -> o.put("grant", "client_credentials")
         .put("clientId", ctx.getString("client_id")).put("privateKey", ctx.getString("private_key_pem"))
         .put("signingAlgorithm", ctx.getString("signing_algorithm", "ES256"));
+      case "auth/cross-app-access-complete-flow" -> o.put("grant", "identity_assertion")
+        .put("clientId", ctx.getString("client_id")).put("clientSecret", ctx.getString("client_secret"))
+        .put("idpTokenEndpoint", ctx.getString("idp_token_endpoint")).put("idpClientId", ctx.getString("idp_client_id"));
       default -> { }
     }
     return o;
@@ -107,7 +112,9 @@ public final class ConformanceClient {
     String context = System.getenv("MCP_CONFORMANCE_CONTEXT");
     JsonObject ctx = context == null || context.isBlank() ? new JsonObject() : new JsonObject(context);
     Vertx vertx = Vertx.vertx();
-    OAuthManager.install(vertx, new InMemoryTokenStore(), new FollowRedirectPrompt(vertx));
+    OAuthManager.install(vertx, new InMemoryTokenStore(), new FollowRedirectPrompt(vertx))
+      .identityTokens((server, tenant) -> ctx.getString("idp_id_token") != null
+        ? Future.succeededFuture(ctx.getString("idp_id_token")) : Future.failedFuture("the context holds no idp_id_token"));
     int code = 0;
     try {
       Future<Void> outcome = run(vertx, scenario, args[args.length - 1], oauthFor(scenarioName, ctx), ctx);

@@ -116,7 +116,7 @@ final class Discovery {
     for (String field : List.of("authorization_endpoint", "token_endpoint", "registration_endpoint")) {
       Object v = as.metadata().getValue(field);
       if (v == null && !field.equals("registration_endpoint")
-        && !(field.equals("authorization_endpoint") && options.getGrant() == OAuthOptions.Grant.CLIENT_CREDENTIALS)) {
+        && !(field.equals("authorization_endpoint") && options.getGrant() != OAuthOptions.Grant.AUTHORIZATION_CODE)) {
         return Future.failedFuture(fail("the authorization server metadata has no " + field));
       }
       if (v != null) {

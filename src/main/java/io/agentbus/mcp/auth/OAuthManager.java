@@ -48,6 +48,7 @@ public final class OAuthManager {
   private final Map<String, PendingAuthorization> pending = new ConcurrentHashMap<>();
   private final Map<String, ClientIdentity> registrations = Registration.cache();
   private volatile String defaultRedirectUri = DEFAULT_REDIRECT_URI;
+  private volatile IdentityTokenSource identityTokens;
 
   private OAuthManager(Vertx vertx, TokenStore store, AuthorizationPrompt prompt) {
     this.vertx = vertx;
@@ -134,6 +135,12 @@ public final class OAuthManager {
     return this;
   }
 
+  /** Sets where the {@code identity_assertion} grant gets the person's ID token. */
+  public OAuthManager identityTokens(IdentityTokenSource source) {
+    this.identityTokens = source;
+    return this;
+  }
+
   /**
    * The OAuth session of a connection to an HTTP server with {@code oauth} options.
    *
@@ -142,9 +149,15 @@ public final class OAuthManager {
   public OAuthSession session(McpServerOptions options, String tenant) {
     OAuthOptions o = Objects.requireNonNull(options.getOauth(), "server has no 'oauth' options");
     URI uri = URI.create(options.getUrl());
-    ServerAuth sa = servers.compute(options.getName(), (k, old) -> old != null && old.uri().equals(uri)
-      && old.options().toJson().equals(o.toJson()) ? old
-      : new ServerAuth(this, options.getName(), uri, o, Math.min(options.getTimeoutMs(), 30_000)));
+    ServerAuth sa = servers.compute(options.getName(), (k, old) -> {
+      if (old != null && old.uri().equals(uri) && old.options().toJson().equals(o.toJson())) {
+        return old;
+      }
+      if (old != null) {
+        old.close();
+      }
+      return new ServerAuth(this, options.getName(), uri, o, Math.min(options.getTimeoutMs(), 30_000));
+    });
     return new OAuthSession(sa, tenant);
   }
 
@@ -206,6 +219,10 @@ public final class OAuthManager {
 
   TokenStore store() {
     return store;
+  }
+
+  IdentityTokenSource identityTokens() {
+    return identityTokens;
   }
 
   AuthorizationPrompt prompt() {

@@ -17,7 +17,8 @@ import java.util.Locale;
  * <pre>{@code
  * "oauth": {"clientId": "...", "clientSecret": "${SECRET}", "clientMetadataUrl": "https://app.example/client.json",
  *           "scopes": ["mcp:read"], "grant": "authorization_code", "redirectUri": "http://localhost:8080/oauth/callback",
- *           "privateKey": "${PEM}", "signingAlgorithm": "ES256", "authorizationServers": ["https://as.example"]}
+ *           "privateKey": "${PEM}", "signingAlgorithm": "ES256", "authorizationServers": ["https://as.example"],
+ *           "idpTokenEndpoint": "https://idp.example/token", "idpClientId": "...", "idpClientSecret": "..."}
  * }</pre>
  * Holds secrets: never log it.
  */
@@ -28,7 +29,13 @@ public final class OAuthOptions {
     /** A person authorizes in a browser (authorization code with PKCE). */
     AUTHORIZATION_CODE,
     /** Machine to machine: the client's own credentials. */
-    CLIENT_CREDENTIALS
+    CLIENT_CREDENTIALS,
+    /**
+     * Enterprise-managed (SEP-990, cross-app access): the person's ID token from the
+     * enterprise IdP is exchanged there for an identity assertion grant (ID-JAG), which the
+     * authorization server's {@code jwt-bearer} grant turns into an access token.
+     */
+    IDENTITY_ASSERTION
   }
 
   private String clientId;
@@ -40,6 +47,9 @@ public final class OAuthOptions {
   private String privateKey;
   private String signingAlgorithm;
   private List<String> authorizationServers = new ArrayList<>();
+  private String idpTokenEndpoint;
+  private String idpClientId;
+  private String idpClientSecret;
 
   /** Empty options: everything discovered. */
   public OAuthOptions() {
@@ -61,7 +71,9 @@ public final class OAuthOptions {
       switch (g) {
         case "authorization_code" -> grant = Grant.AUTHORIZATION_CODE;
         case "client_credentials" -> grant = Grant.CLIENT_CREDENTIALS;
-        default -> throw f.error("grant", "must be authorization_code or client_credentials (was '" + g + "')");
+        case "identity_assertion" -> grant = Grant.IDENTITY_ASSERTION;
+        default -> throw f.error("grant", "must be authorization_code, client_credentials or identity_assertion (was '"
+          + g + "')");
       }
     }
     redirectUri = f.string("redirectUri");
@@ -69,20 +81,33 @@ public final class OAuthOptions {
     signingAlgorithm = f.string("signingAlgorithm");
     List<String> as = f.stringList("authorizationServers");
     authorizationServers = as == null ? new ArrayList<>() : new ArrayList<>(as);
-    validate(f);
+    idpTokenEndpoint = f.string("idpTokenEndpoint");
+    idpClientId = f.string("idpClientId");
+    idpClientSecret = f.string("idpClientSecret");
+    // values with ${VAR} references are checked once expanded (see expand)
+    validate(f::error, true);
   }
 
-  private void validate(JsonFields f) {
+  /** Builds the error for a field. */
+  private interface Errors {
+    ConfigException error(String field, String problem);
+  }
+
+  private static boolean unexpanded(String v, boolean skipRefs) {
+    return skipRefs && v != null && v.contains("${");
+  }
+
+  private void validate(Errors f, boolean skipRefs) {
     if (clientSecret != null && clientId == null) {
       throw f.error("clientSecret", "needs 'clientId'");
     }
-    if (clientMetadataUrl != null) {
+    if (clientMetadataUrl != null && !unexpanded(clientMetadataUrl, skipRefs)) {
       URI u = uri(clientMetadataUrl);
       if (u == null || !"https".equalsIgnoreCase(u.getScheme()) || u.getRawPath() == null || u.getRawPath().length() < 2) {
         throw f.error("clientMetadataUrl", "must be an https:// URL with a path");
       }
     }
-    if (redirectUri != null) {
+    if (redirectUri != null && !unexpanded(redirectUri, skipRefs)) {
       URI u = uri(redirectUri);
       if (u == null || u.getHost() == null || !("https".equalsIgnoreCase(u.getScheme())
         || "http".equalsIgnoreCase(u.getScheme()) && Urls.isLoopback(u.getHost()))) {
@@ -91,6 +116,15 @@ public final class OAuthOptions {
     }
     if (grant == Grant.CLIENT_CREDENTIALS && (clientId == null || clientSecret == null && privateKey == null)) {
       throw f.error("grant", "client_credentials needs 'clientId' and 'clientSecret' or 'privateKey'");
+    }
+    if (grant == Grant.IDENTITY_ASSERTION && (clientId == null || idpTokenEndpoint == null || idpClientId == null)) {
+      throw f.error("grant", "identity_assertion needs 'clientId', 'idpTokenEndpoint' and 'idpClientId'");
+    }
+    if (idpTokenEndpoint != null && !unexpanded(idpTokenEndpoint, skipRefs)) {
+      URI u = Urls.parseHttp(idpTokenEndpoint);
+      if (u == null || !Urls.secureOrLoopback(u)) {
+        throw f.error("idpTokenEndpoint", "must be an https:// URL (or http:// on localhost)");
+      }
     }
     if (signingAlgorithm != null && !List.of("ES256", "RS256").contains(signingAlgorithm.toUpperCase(Locale.ROOT))) {
       throw f.error("signingAlgorithm", "must be ES256 or RS256");
@@ -118,6 +152,10 @@ public final class OAuthOptions {
     o.clientMetadataUrl = expander.expand(clientMetadataUrl, owner + ": oauth.clientMetadataUrl");
     o.redirectUri = expander.expand(redirectUri, owner + ": oauth.redirectUri");
     o.privateKey = expander.expand(privateKey, owner + ": oauth.privateKey");
+    o.idpTokenEndpoint = expander.expand(idpTokenEndpoint, owner + ": oauth.idpTokenEndpoint");
+    o.idpClientId = expander.expand(idpClientId, owner + ": oauth.idpClientId");
+    o.idpClientSecret = expander.expand(idpClientSecret, owner + ": oauth.idpClientSecret");
+    o.validate((field, problem) -> new ConfigException(owner + ": field 'oauth." + field + "' " + problem), false);
     return o;
   }
 
@@ -132,12 +170,19 @@ public final class OAuthOptions {
     this.privateKey = other.privateKey;
     this.signingAlgorithm = other.signingAlgorithm;
     this.authorizationServers = new ArrayList<>(other.authorizationServers);
+    this.idpTokenEndpoint = other.idpTokenEndpoint;
+    this.idpClientId = other.idpClientId;
+    this.idpClientSecret = other.idpClientSecret;
   }
 
   /** @return the entry shape (holds secrets: never log it) */
   public JsonObject toJson() {
     JsonObject j = new JsonObject()
-      .put("grant", grant == Grant.CLIENT_CREDENTIALS ? "client_credentials" : "authorization_code")
+      .put("grant", switch (grant) {
+        case AUTHORIZATION_CODE -> "authorization_code";
+        case CLIENT_CREDENTIALS -> "client_credentials";
+        case IDENTITY_ASSERTION -> "identity_assertion";
+      })
       .put("scopes", new JsonArray(new ArrayList<>(scopes)))
       .put("authorizationServers", new JsonArray(new ArrayList<>(authorizationServers)));
     putIf(j, "clientId", clientId);
@@ -146,6 +191,9 @@ public final class OAuthOptions {
     putIf(j, "redirectUri", redirectUri);
     putIf(j, "privateKey", privateKey);
     putIf(j, "signingAlgorithm", signingAlgorithm);
+    putIf(j, "idpTokenEndpoint", idpTokenEndpoint);
+    putIf(j, "idpClientId", idpClientId);
+    putIf(j, "idpClientSecret", idpClientSecret);
     return j;
   }
 
@@ -251,6 +299,39 @@ public final class OAuthOptions {
   /** Restricts the authorization servers the MCP server may name. */
   public OAuthOptions setAuthorizationServers(List<String> authorizationServers) {
     this.authorizationServers = new ArrayList<>(authorizationServers);
+    return this;
+  }
+
+  /** @return the enterprise IdP's token endpoint (token exchange), for {@code identity_assertion} */
+  public String getIdpTokenEndpoint() {
+    return idpTokenEndpoint;
+  }
+
+  /** Sets the enterprise IdP's token endpoint. */
+  public OAuthOptions setIdpTokenEndpoint(String idpTokenEndpoint) {
+    this.idpTokenEndpoint = idpTokenEndpoint;
+    return this;
+  }
+
+  /** @return this client's id at the enterprise IdP */
+  public String getIdpClientId() {
+    return idpClientId;
+  }
+
+  /** Sets this client's id at the enterprise IdP. */
+  public OAuthOptions setIdpClientId(String idpClientId) {
+    this.idpClientId = idpClientId;
+    return this;
+  }
+
+  /** @return this client's secret at the enterprise IdP, or {@code null} (a secret) */
+  public String getIdpClientSecret() {
+    return idpClientSecret;
+  }
+
+  /** Sets this client's secret at the enterprise IdP. */
+  public OAuthOptions setIdpClientSecret(String idpClientSecret) {
+    this.idpClientSecret = idpClientSecret;
     return this;
   }
 }

@@ -106,7 +106,8 @@ final class ServerAuth {
       if (ts.refreshToken() != null) {
         return flight(t, () -> refresh(t, ts)).otherwiseEmpty();
       }
-      if (options.getGrant() == OAuthOptions.Grant.CLIENT_CREDENTIALS) {
+      if (options.getGrant() != OAuthOptions.Grant.AUTHORIZATION_CODE) {
+        // nobody needs to be asked: get a new token instead
         return flight(t, () -> authorize(t, BearerChallenge.NONE, false, null));
       }
       return Future.succeededFuture();
@@ -250,6 +251,9 @@ final class ServerAuth {
       if (options.getGrant() == OAuthOptions.Grant.CLIENT_CREDENTIALS) {
         return clientCredentials(t, as, scopes);
       }
+      if (options.getGrant() == OAuthOptions.Grant.IDENTITY_ASSERTION) {
+        return identityAssertion(t, as, scopes);
+      }
       String redirect = options.getRedirectUri() != null ? options.getRedirectUri() : manager.defaultRedirectUri();
       return begin(t.id, as, scopes, redirect).compose(p -> {
         AuthorizationPrompt prompt = manager.prompt();
@@ -315,6 +319,28 @@ final class ServerAuth {
     }
     return tokenClient.request(as, client, form, scopes, List.of(), options).compose(ts -> save(t, ts))
       .onSuccess(v -> LOG.info("[{}] obtained an access token (client credentials)", whom(t.id)));
+  }
+
+  private Future<Void> identityAssertion(Tenant t, AuthServer as, List<String> scopes) {
+    IdentityTokenSource source = manager.identityTokens();
+    if (source == null) {
+      return Future.failedFuture(new McpException(Kind.AUTHORIZATION_FAILED, whom(t.id) + ": the identity_assertion grant"
+        + " needs the person's ID token, and no IdentityTokenSource is set (OAuthManager.identityTokens)"));
+    }
+    ClientIdentity client = new ClientIdentity(options.getClientId(), options.getClientSecret(),
+      Registration.secretMethod(as, options.getClientSecret()));
+    return source.idToken(name, t.id)
+      .compose(idToken -> IdentityAssertion.exchange(http, whom(t.id), options, as, scopes, idToken))
+      .compose(jag -> {
+        MultiMap form = MultiMap.caseInsensitiveMultiMap().set("grant_type", IdentityAssertion.JWT_BEARER)
+          .set("assertion", jag);
+        if (!scopes.isEmpty()) {
+          form.set("scope", String.join(" ", scopes));
+        }
+        return tokenClient.request(as, client, form, scopes, List.of(jag), options);
+      })
+      .compose(ts -> save(t, ts))
+      .onSuccess(v -> LOG.info("[{}] obtained an access token (identity assertion)", whom(t.id)));
   }
 
   /** Discovers (when needed), identifies the client and registers a pending authorization; completes with it. */
