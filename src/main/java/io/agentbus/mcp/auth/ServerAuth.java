@@ -269,20 +269,26 @@ final class ServerAuth {
             + " URL (in this error's data) and the callback must be completed", null, data, null));
         }
         LOG.info("[{}] asking for authorization at {}", whom(t.id), UrlRedaction.redact(p.url()));
-        Promise<AuthorizationCallback> answer = Promise.promise();
-        long timer = manager.vertx().setTimer(OAuthManager.PENDING_TTL_MS, id -> answer.tryFail(new McpException(
-          Kind.AUTHORIZATION_FAILED, whom(t.id) + ": nobody completed the authorization in time")));
-        prompt.authorize(new AuthorizationRequest(name, t.id, p.url(), p.redirectUri())).onComplete(ar -> {
-          manager.vertx().cancelTimer(timer);
-          if (ar.succeeded()) {
-            answer.tryComplete(ar.result());
-          } else {
-            answer.tryFail(ar.cause());
-          }
-        });
-        return answer.future().compose(cb -> finish(p, cb, true));
+        return withDeadline(prompt.authorize(new AuthorizationRequest(name, t.id, p.url(), p.redirectUri())),
+          whom(t.id) + ": nobody completed the authorization in time").compose(cb -> finish(p, cb, true));
       });
     });
+  }
+
+  /** {@code f}, failed with {@code late} when it has not completed within {@link OAuthManager#PENDING_TTL_MS}. */
+  private <T> Future<T> withDeadline(Future<T> f, String late) {
+    Promise<T> p = Promise.promise();
+    long timer = manager.vertx().setTimer(OAuthManager.PENDING_TTL_MS,
+      id -> p.tryFail(new McpException(Kind.AUTHORIZATION_FAILED, late)));
+    f.onComplete(ar -> {
+      manager.vertx().cancelTimer(timer);
+      if (ar.succeeded()) {
+        p.tryComplete(ar.result());
+      } else {
+        p.tryFail(ar.cause());
+      }
+    });
+    return p.future();
   }
 
   private List<String> scopes(AuthServer as, BearerChallenge ch, Tenant t, boolean stepUp) {
@@ -329,7 +335,7 @@ final class ServerAuth {
     }
     ClientIdentity client = new ClientIdentity(options.getClientId(), options.getClientSecret(),
       Registration.secretMethod(as, options.getClientSecret()));
-    return source.idToken(name, t.id)
+    return withDeadline(source.idToken(name, t.id), whom(t.id) + ": no ID token for the identity_assertion grant in time")
       .compose(idToken -> IdentityAssertion.exchange(http, whom(t.id), options, as, scopes, idToken))
       .compose(jag -> {
         MultiMap form = MultiMap.caseInsensitiveMultiMap().set("grant_type", IdentityAssertion.JWT_BEARER)

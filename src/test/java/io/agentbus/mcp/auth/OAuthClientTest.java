@@ -282,4 +282,19 @@ class OAuthClientTest {
         ctx.completeNow();
       })));
   }
+
+  @Test
+  void aServerThatRefusesEveryNewTokenIsGivenUpOnAfterOneAuthorization(Vertx vertx, VertxTestContext ctx) {
+    OAuthTestServers s = new OAuthTestServers();
+    s.acceptTokens = false;
+    OAuthManager.install(vertx, new InMemoryTokenStore(), new FollowRedirectPrompt(vertx));
+    s.start(vertx).compose(v -> connectFailure(vertx, options(s, oauth()))).eventually(s::close)
+      .onComplete(ctx.succeeding(e -> ctx.verify(() -> {
+        assertEquals(Kind.AUTHORIZATION_FAILED, e.kind(), e.getMessage());
+        assertTrue(e.getMessage().contains("still answers 401"), e.getMessage());
+        assertEquals(1, s.count("as", "/authorize"));
+        assertNothingLeaked(s, e.getMessage());
+        ctx.completeNow();
+      })));
+  }
 }

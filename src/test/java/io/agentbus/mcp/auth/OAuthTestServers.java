@@ -49,6 +49,8 @@ final class OAuthTestServers {
   volatile String redirectState;
   /** {@code expires_in} of issued access tokens. */
   volatile int expiresIn = 3600;
+  /** Whether the MCP server takes the tokens the AS issues. */
+  volatile boolean acceptTokens = true;
   /** Whether refresh tokens are refused with {@code invalid_grant}. */
   volatile boolean refreshRevoked;
 
@@ -94,7 +96,7 @@ final class OAuthTestServers {
         return;
       }
       String auth = req.getHeader("Authorization");
-      if (auth == null || !auth.startsWith("Bearer ") || !validTokens.contains(auth.substring(7))) {
+      if (auth == null || !auth.startsWith("Bearer ") || !acceptTokens || !validTokens.contains(auth.substring(7))) {
         req.response().putHeader("WWW-Authenticate", "Bearer resource_metadata=\"http://127.0.0.1:" + mcp.actualPort()
           + "/.well-known/oauth-protected-resource/mcp\"");
         json(req, 401, new JsonObject().put("error", "invalid_token"));

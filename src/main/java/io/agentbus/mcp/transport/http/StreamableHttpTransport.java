@@ -214,9 +214,13 @@ public final class StreamableHttpTransport implements McpTransport {
   /** On a 401 or a 403 {@code insufficient_scope}: authorize and resend, within the limits; else {@code null}. */
   private Future<Void> authorizeAndRetry(HttpStatusException hse, JsonObject message, boolean retried, int unauthorized,
                                          int stepUps, String authUsed) {
-    if (hse.status() == 401 && unauthorized < OAuthSession.MAX_UNAUTHORIZED_RETRIES) {
-      return auth.unauthorized(hse.challenges(), authUsed)
-        .compose(v -> post(message, retried, unauthorized + 1, stepUps));
+    if (hse.status() == 401) {
+      if (unauthorized < OAuthSession.MAX_UNAUTHORIZED_RETRIES) {
+        return auth.unauthorized(hse.challenges(), authUsed)
+          .compose(v -> post(message, retried, unauthorized + 1, stepUps));
+      }
+      return Future.failedFuture(new McpException(Kind.AUTHORIZATION_FAILED, "server '" + name + "' still answers 401"
+        + " to a newly obtained access token; giving up"));
     }
     if (hse.status() == 403 && OAuthSession.isInsufficientScope(hse.challenges())) {
       if (stepUps < OAuthSession.MAX_STEP_UPS) {
