@@ -5,12 +5,8 @@ import io.agentbus.mcp.McpException.Kind;
 import io.agentbus.mcp.UrlRedaction;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
-import io.vertx.core.Promise;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -56,6 +52,8 @@ final class ServerAuth {
   private final Discovery discovery;
   private final Registration registration;
   private final TokenClient tokenClient;
+  private final MachineGrants machine;
+  private final CodeFlow codeFlow;
   private final Map<String, Future<AuthServer>> discovered = new ConcurrentHashMap<>();
   private final Map<String, Tenant> tenants = new ConcurrentHashMap<>();
 
@@ -70,6 +68,8 @@ final class ServerAuth {
     this.discovery = new Discovery(http, who, uri, options);
     this.registration = new Registration(http, who, options, manager.registrations());
     this.tokenClient = new TokenClient(http, who);
+    this.machine = new MachineGrants(manager, http, tokenClient, options);
+    this.codeFlow = new CodeFlow(tokenClient, options);
   }
 
   String name() {
@@ -249,10 +249,12 @@ final class ServerAuth {
     return discover(ch).compose(as -> {
       List<String> scopes = scopes(as, ch, t, stepUp);
       if (options.getGrant() == OAuthOptions.Grant.CLIENT_CREDENTIALS) {
-        return clientCredentials(t, as, scopes);
+        return machine.clientCredentials(as, scopes).compose(ts -> save(t, ts))
+          .onSuccess(v -> LOG.info("[{}] obtained an access token (client credentials)", whom(t.id)));
       }
       if (options.getGrant() == OAuthOptions.Grant.IDENTITY_ASSERTION) {
-        return identityAssertion(t, as, scopes);
+        return machine.identityAssertion(name, t.id, whom(t.id), as, scopes).compose(ts -> save(t, ts))
+          .onSuccess(v -> LOG.info("[{}] obtained an access token (identity assertion)", whom(t.id)));
       }
       String redirect = options.getRedirectUri() != null ? options.getRedirectUri() : manager.defaultRedirectUri();
       return begin(t.id, as, scopes, redirect).compose(p -> {
@@ -269,26 +271,11 @@ final class ServerAuth {
             + " URL (in this error's data) and the callback must be completed", null, data, null));
         }
         LOG.info("[{}] asking for authorization at {}", whom(t.id), UrlRedaction.redact(p.url()));
-        return withDeadline(prompt.authorize(new AuthorizationRequest(name, t.id, p.url(), p.redirectUri())),
-          whom(t.id) + ": nobody completed the authorization in time").compose(cb -> finish(p, cb, true));
+        return Deadline.within(manager.vertx(), prompt.authorize(new AuthorizationRequest(name, t.id, p.url(),
+            p.redirectUri())), OAuthManager.PENDING_TTL_MS, whom(t.id) + ": nobody completed the authorization in time")
+          .compose(cb -> finish(p, cb, true));
       });
     });
-  }
-
-  /** {@code f}, failed with {@code late} when it has not completed within {@link OAuthManager#PENDING_TTL_MS}. */
-  private <T> Future<T> withDeadline(Future<T> f, String late) {
-    Promise<T> p = Promise.promise();
-    long timer = manager.vertx().setTimer(OAuthManager.PENDING_TTL_MS,
-      id -> p.tryFail(new McpException(Kind.AUTHORIZATION_FAILED, late)));
-    f.onComplete(ar -> {
-      manager.vertx().cancelTimer(timer);
-      if (ar.succeeded()) {
-        p.tryComplete(ar.result());
-      } else {
-        p.tryFail(ar.cause());
-      }
-    });
-    return p.future();
   }
 
   private List<String> scopes(AuthServer as, BearerChallenge ch, Tenant t, boolean stepUp) {
@@ -315,40 +302,6 @@ final class ServerAuth {
     return new ArrayList<>(s);
   }
 
-  private Future<Void> clientCredentials(Tenant t, AuthServer as, List<String> scopes) {
-    String method = options.getPrivateKey() != null ? "private_key_jwt"
-      : Registration.secretMethod(as, options.getClientSecret());
-    ClientIdentity client = new ClientIdentity(options.getClientId(), options.getClientSecret(), method);
-    MultiMap form = MultiMap.caseInsensitiveMultiMap().set("grant_type", "client_credentials").set("resource", as.resource());
-    if (!scopes.isEmpty()) {
-      form.set("scope", String.join(" ", scopes));
-    }
-    return tokenClient.request(as, client, form, scopes, List.of(), options).compose(ts -> save(t, ts))
-      .onSuccess(v -> LOG.info("[{}] obtained an access token (client credentials)", whom(t.id)));
-  }
-
-  private Future<Void> identityAssertion(Tenant t, AuthServer as, List<String> scopes) {
-    IdentityTokenSource source = manager.identityTokens();
-    if (source == null) {
-      return Future.failedFuture(new McpException(Kind.AUTHORIZATION_FAILED, whom(t.id) + ": the identity_assertion grant"
-        + " needs the person's ID token, and no IdentityTokenSource is set (OAuthManager.identityTokens)"));
-    }
-    ClientIdentity client = new ClientIdentity(options.getClientId(), options.getClientSecret(),
-      Registration.secretMethod(as, options.getClientSecret()));
-    return withDeadline(source.idToken(name, t.id), whom(t.id) + ": no ID token for the identity_assertion grant in time")
-      .compose(idToken -> IdentityAssertion.exchange(http, whom(t.id), options, as, scopes, idToken))
-      .compose(jag -> {
-        MultiMap form = MultiMap.caseInsensitiveMultiMap().set("grant_type", IdentityAssertion.JWT_BEARER)
-          .set("assertion", jag);
-        if (!scopes.isEmpty()) {
-          form.set("scope", String.join(" ", scopes));
-        }
-        return tokenClient.request(as, client, form, scopes, List.of(jag), options);
-      })
-      .compose(ts -> save(t, ts))
-      .onSuccess(v -> LOG.info("[{}] obtained an access token (identity assertion)", whom(t.id)));
-  }
-
   /** Discovers (when needed), identifies the client and registers a pending authorization; completes with it. */
   Future<PendingAuthorization> begin(String tenant, AuthServer known, List<String> scopes, String redirectUri) {
     Future<AuthServer> asF = known != null ? Future.succeededFuture(known) : discover(BearerChallenge.NONE);
@@ -357,20 +310,9 @@ final class ServerAuth {
       return registration.identify(as, redirectUri).map(client -> {
         String state = Secrets.random(32);
         String verifier = Pkce.verifier();
-        StringBuilder url = new StringBuilder(as.authorizationEndpoint())
-          .append(as.authorizationEndpoint().contains("?") ? '&' : '?')
-          .append("response_type=code")
-          .append("&client_id=").append(enc(client.clientId()))
-          .append("&redirect_uri=").append(enc(redirectUri))
-          .append("&code_challenge=").append(enc(Pkce.challenge(verifier)))
-          .append("&code_challenge_method=S256")
-          .append("&state=").append(enc(state))
-          .append("&resource=").append(enc(as.resource()));
-        if (!sc.isEmpty()) {
-          url.append("&scope=").append(enc(String.join(" ", sc)));
-        }
+        String url = CodeFlow.url(as, client, redirectUri, sc, state, verifier);
         return manager.addPending(new PendingAuthorization(this, tenant, state, verifier, redirectUri, as, client, sc,
-          url.toString(), -1));
+          url, -1));
       });
     });
   }
@@ -382,40 +324,9 @@ final class ServerAuth {
   Future<Void> finish(PendingAuthorization p, AuthorizationCallback cb, boolean checkState) {
     manager.removePending(p);
     String whom = whom(p.tenant());
-    if (checkState && (cb.state() == null || !MessageDigest.isEqual(cb.state().getBytes(StandardCharsets.UTF_8),
-      p.state().getBytes(StandardCharsets.UTF_8)))) {
-      return Future.failedFuture(new McpException(Kind.AUTHORIZATION_FAILED, whom + ": the authorization response's"
-        + " state " + (cb.state() == null ? "is missing" : "does not match the request") + "; not using it"));
-    }
-    if (cb.error() != null) {
-      String d = cb.errorDescription() == null ? "" : ": " + Secrets.scrub(cb.errorDescription(), List.of(p.state()));
-      d = d.length() > 200 ? d.substring(0, 200) + "..." : d;
-      return Future.failedFuture(new McpException(Kind.AUTHORIZATION_FAILED, whom + ": authorization was refused ("
-        + cb.error().replaceAll("[^A-Za-z0-9_.-]", "?") + d.replaceAll("\\p{Cntrl}", " ") + ")"));
-    }
-    if (cb.iss() != null ? !Urls.trimSlash(cb.iss()).equals(p.as().issuer()) : p.as().promisesIss()) {
-      return Future.failedFuture(new McpException(Kind.AUTHORIZATION_FAILED, whom + ": the authorization response's iss "
-        + (cb.iss() == null ? "is missing though the authorization server promises it"
-        : "does not name the authorization server the request went to") + " (RFC 9207); not using it"));
-    }
-    if (cb.code() == null || cb.code().isEmpty()) {
-      return Future.failedFuture(new McpException(Kind.AUTHORIZATION_FAILED, whom + ": the authorization response has"
-        + " no code"));
-    }
-    MultiMap form = MultiMap.caseInsensitiveMultiMap()
-      .set("grant_type", "authorization_code")
-      .set("code", cb.code())
-      .set("redirect_uri", p.redirectUri())
-      .set("code_verifier", p.verifier())
-      .set("resource", p.as().resource());
-    Tenant t = tenant(p.tenant());
-    return tokenClient.request(p.as(), p.client(), form, p.scopes(), List.of(cb.code(), p.verifier()), options)
-      .compose(ts -> save(t, ts))
+    return codeFlow.exchange(p, cb, checkState, whom)
+      .compose(ts -> save(tenant(p.tenant()), ts))
       .onSuccess(v -> LOG.info("[{}] authorized", whom));
-  }
-
-  private static String enc(String s) {
-    return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
   }
 
   Future<Void> close() {
