@@ -41,7 +41,7 @@ final class Discovery {
     List<String> prmUrls = new ArrayList<>();
     if (challenge.resourceMetadata() != null) {
       URI u = Urls.parseHttp(challenge.resourceMetadata());
-      if (u == null || !Urls.secureOrLoopback(u)) {
+      if (u == null || !allowed(u)) {
         return Future.failedFuture(fail("the challenge's resource_metadata is not an https URL"));
       }
       prmUrls.add(u.toString());
@@ -68,7 +68,7 @@ final class Discovery {
     }
     Object first = prm.getJsonArray("authorization_servers").getValue(0);
     URI issuer = first instanceof String s ? Urls.parseHttp(s) : null;
-    if (issuer == null || !Urls.secureOrLoopback(issuer) || issuer.getRawQuery() != null || issuer.getRawFragment() != null) {
+    if (issuer == null || !allowed(issuer) || issuer.getRawQuery() != null || issuer.getRawFragment() != null) {
       return Future.failedFuture(fail("its protected resource metadata names an authorization server that is not an"
         + " https URL"));
     }
@@ -121,7 +121,7 @@ final class Discovery {
       }
       if (v != null) {
         URI u = v instanceof String s ? Urls.parseHttp(s) : null;
-        if (u == null || !Urls.secureOrLoopback(u)) {
+        if (u == null || !allowed(u)) {
           return Future.failedFuture(fail("the authorization server's " + field + " is not an https URL"));
         }
       }
@@ -147,6 +147,14 @@ final class Discovery {
       LOG.debug("[{}] no metadata at {} (HTTP {})", who, UrlRedaction.redact(url), r.status());
       return firstJson(urls, accept);
     });
+  }
+
+  /**
+   * Where discovery may lead: https, or http on a loopback host when the MCP server itself is
+   * on one (a remote server cannot point us at services on this machine).
+   */
+  private boolean allowed(URI u) {
+    return "https".equalsIgnoreCase(u.getScheme()) || Urls.isLoopback(u.getHost()) && Urls.isLoopback(server.getHost());
   }
 
   private McpException fail(String what) {
