@@ -207,6 +207,10 @@ public final class OAuthManager {
     return withTimer;
   }
 
+  boolean isPending(PendingAuthorization p) {
+    return pending.containsKey(p.state());
+  }
+
   void removePending(PendingAuthorization p) {
     if (pending.remove(p.state()) != null && p.timerId() >= 0) {
       vertx.cancelTimer(p.timerId());

@@ -34,6 +34,8 @@ final class ServerAuth {
     TokenSet tokens;
     Future<Void> loaded;
     Future<Void> flight;
+    /** The authorization waiting for its callback while nobody could be asked (reused until it expires). */
+    PendingAuthorization waiting;
     /** Why the tokens were dropped last (for the next authorization-required error), or {@code null}. */
     String dropped;
 
@@ -257,18 +259,24 @@ final class ServerAuth {
           .onSuccess(v -> LOG.info("[{}] obtained an access token (identity assertion)", whom(t.id)));
       }
       String redirect = options.getRedirectUri() != null ? options.getRedirectUri() : manager.defaultRedirectUri();
+      AuthorizationPrompt prompt = manager.prompt();
+      if (prompt == null) {
+        PendingAuthorization w;
+        synchronized (t) {
+          w = t.waiting;
+        }
+        // the same request again (a reconnect, another call): the same URL, still valid
+        if (w != null && manager.isPending(w) && w.redirectUri().equals(redirect) && w.scopes().equals(scopes)
+          && w.as().issuer().equals(as.issuer())) {
+          return required(t, w, reason);
+        }
+      }
       return begin(t.id, as, scopes, redirect).compose(p -> {
-        AuthorizationPrompt prompt = manager.prompt();
         if (prompt == null) {
-          String why;
           synchronized (t) {
-            why = reason != null ? reason : t.dropped;
+            t.waiting = p;
           }
-          JsonObject data = new JsonObject().put("server", name).put("tenant", t.id).put("authorizationUrl", p.url())
-            .put("redirectUri", p.redirectUri());
-          return Future.failedFuture(new McpException(Kind.AUTHORIZATION_REQUIRED, whom(t.id) + " needs OAuth"
-            + " authorization" + (why == null ? "" : " (" + why + ")") + ": a person must open the authorization"
-            + " URL (in this error's data) and the callback must be completed", null, data, null));
+          return required(t, p, reason);
         }
         LOG.info("[{}] asking for authorization at {}", whom(t.id), UrlRedaction.redact(p.url()));
         return Deadline.within(manager.vertx(), prompt.authorize(new AuthorizationRequest(name, t.id, p.url(),
@@ -276,6 +284,19 @@ final class ServerAuth {
           .compose(cb -> finish(p, cb, true));
       });
     });
+  }
+
+  /** Fails with AUTHORIZATION_REQUIRED, carrying the pending authorization's URL for whoever can show it. */
+  private Future<Void> required(Tenant t, PendingAuthorization p, String reason) {
+    String why;
+    synchronized (t) {
+      why = reason != null ? reason : t.dropped;
+    }
+    JsonObject data = new JsonObject().put("server", name).put("tenant", t.id).put("authorizationUrl", p.url())
+      .put("redirectUri", p.redirectUri());
+    return Future.failedFuture(new McpException(Kind.AUTHORIZATION_REQUIRED, whom(t.id) + " needs OAuth"
+      + " authorization" + (why == null ? "" : " (" + why + ")") + ": a person must open the authorization"
+      + " URL (in this error's data) and the callback must be completed", null, data, null));
   }
 
   private List<String> scopes(AuthServer as, BearerChallenge ch, Tenant t, boolean stepUp) {

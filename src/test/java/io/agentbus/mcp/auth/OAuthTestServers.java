@@ -85,7 +85,9 @@ final class OAuthTestServers {
 
   private void mcp(HttpServerRequest req) {
     req.body().onSuccess(body -> {
-      seen.add(new Seen("mcp", req.method().name(), req.uri(), req.getHeader("Authorization"), body.toString()));
+      List<String> authorizations = req.headers().getAll("Authorization");
+      seen.add(new Seen("mcp", req.method().name(), req.uri(), authorizations.isEmpty() ? null
+        : String.join(" | ", authorizations), body.toString()));
       if (req.path().equals("/.well-known/oauth-protected-resource/mcp")) {
         json(req, 200, new JsonObject().put("resource", prmResource != null ? prmResource : mcpUrl())
           .put("authorization_servers", new JsonArray().add(prmAuthorizationServer != null ? prmAuthorizationServer : asUrl())));
@@ -95,7 +97,7 @@ final class OAuthTestServers {
         json(req, 404, new JsonObject().put("error", "not_found"));
         return;
       }
-      String auth = req.getHeader("Authorization");
+      String auth = authorizations.size() == 1 ? authorizations.get(0) : null;
       if (auth == null || !auth.startsWith("Bearer ") || !acceptTokens || !validTokens.contains(auth.substring(7))) {
         req.response().putHeader("WWW-Authenticate", "Bearer resource_metadata=\"http://127.0.0.1:" + mcp.actualPort()
           + "/.well-known/oauth-protected-resource/mcp\"");

@@ -150,7 +150,13 @@ final class HttpEndpoint {
     if (idleTimeoutMs > 0) {
       ro.setIdleTimeout(idleTimeoutMs);
     }
-    headers.forEach(ro::putHeader);
+    // an OAuth access token (in extra) replaces a configured Authorization header
+    boolean oauth = extra != null && extra.contains("Authorization");
+    headers.forEach((k, v) -> {
+      if (!(oauth && k.equalsIgnoreCase("Authorization"))) {
+        ro.putHeader(k, v);
+      }
+    });
     if (extra != null) {
       extra.forEach(ro::putHeader);
     }

@@ -105,6 +105,10 @@ public final class StreamableHttpTransport implements McpTransport {
    */
   public StreamableHttpTransport(Vertx vertx, Context context, McpServerOptions options, OAuthSession auth) {
     this.auth = auth;
+    if (auth != null && options.getHeaders().keySet().stream().anyMatch(h -> h.equalsIgnoreCase("Authorization"))) {
+      LOG.warn("[{}] has both \"oauth\" and an Authorization header: the OAuth access token replaces the header once"
+        + " there is one", options.getName());
+    }
     this.vertx = vertx;
     this.options = options;
     this.name = options.getName();
