@@ -106,7 +106,7 @@ final class ServerAuth {
         return Future.succeededFuture();
       }
       if (ts.refreshToken() != null) {
-        return flight(t, () -> refresh(t, ts)).otherwiseEmpty();
+        return flight(t, () -> refresh(t, ts, null)).otherwiseEmpty();
       }
       if (options.getGrant() != OAuthOptions.Grant.AUTHORIZATION_CODE) {
         // nobody needs to be asked: get a new token instead
@@ -154,7 +154,7 @@ final class ServerAuth {
         return Future.succeededFuture();
       }
       if (ts != null && ts.refreshToken() != null && options.getGrant() == OAuthOptions.Grant.AUTHORIZATION_CODE) {
-        return refresh(t, ts).recover(err -> authorize(t, ch, false, err.getMessage()));
+        return refresh(t, ts, ch).recover(err -> authorize(t, ch, false, err.getMessage()));
       }
       return authorize(t, ch, false, null);
     }));
@@ -196,9 +196,19 @@ final class ServerAuth {
     return f;
   }
 
-  private Future<Void> refresh(Tenant t, TokenSet ts) {
-    return discover(BearerChallenge.NONE).compose(as -> {
+  /**
+   * Refreshes the tenant's tokens at the authorization server that issued them.
+   *
+   * @param ch the 401's challenge, or {@code null} before use (then a server whose metadata is
+   *     found only through a challenge is not refreshed, and its 401 will be)
+   */
+  private Future<Void> refresh(Tenant t, TokenSet ts, BearerChallenge ch) {
+    return authServerFor(ts, ch).compose(as -> {
       if (!as.issuer().equals(ts.issuer())) {
+        if (ch == null) {
+          return Future.failedFuture(new McpException(Kind.AUTHORIZATION_FAILED, whom(t.id)
+            + ": the authorization server of the stored tokens is not known yet"));
+        }
         return forgetTokens(t).compose(v -> Future.failedFuture(new McpException(Kind.AUTHORIZATION_FAILED, whom(t.id)
           + ": the stored tokens come from another authorization server; re-authorization needed")));
       }
@@ -222,6 +232,16 @@ final class ServerAuth {
             whom(t.id) + ": " + why)));
         });
     });
+  }
+
+  /** The discovered authorization server that issued {@code ts}, else what discovery finds now. */
+  private Future<AuthServer> authServerFor(TokenSet ts, BearerChallenge ch) {
+    for (Future<AuthServer> f : discovered.values()) {
+      if (f.succeeded() && f.result().issuer().equals(ts.issuer())) {
+        return f;
+      }
+    }
+    return discover(ch != null ? ch : BearerChallenge.NONE);
   }
 
   private Future<Void> forgetTokens(Tenant t) {

@@ -331,4 +331,28 @@ class OAuthClientTest {
         ctx.completeNow();
       })));
   }
+
+  @Test
+  void afterARestartA401RefreshesAtTheServerTheChallengeNames(Vertx vertx, VertxTestContext ctx) {
+    OAuthTestServers s = new OAuthTestServers();
+    s.prmPath = "/custom/metadata.json";
+    s.expiresIn = 1;
+    TokenStore store = new InMemoryTokenStore();
+    OAuthManager.install(vertx, store, new FollowRedirectPrompt(vertx));
+    s.start(vertx)
+      .compose(v -> connectAndCall(vertx, options(s, oauth())))
+      .compose(v -> {
+        // a restarted process with nobody to ask; the server no longer takes the old access token
+        OAuthManager.install(vertx, store, null);
+        s.validTokens.clear();
+        return connectAndCall(vertx, options(s, oauth()));
+      })
+      .eventually(s::close)
+      .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+        assertEquals(1, s.count("as", "/authorize"), "refreshed, not authorized again");
+        assertTrue(s.seen.stream().anyMatch(x -> x.path().equals("/token") && x.body().contains("grant_type=refresh_token")));
+        assertNothingLeaked(s);
+        ctx.completeNow();
+      })));
+  }
 }

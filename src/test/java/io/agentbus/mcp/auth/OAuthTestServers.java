@@ -35,6 +35,8 @@ final class OAuthTestServers {
   final Set<String> validTokens = ConcurrentHashMap.newKeySet();
   final Set<String> validRefreshTokens = ConcurrentHashMap.newKeySet();
   final AtomicInteger tokenCounter = new AtomicInteger();
+  /** Where the protected-resource metadata is (the challenge names it). */
+  volatile String prmPath = "/.well-known/oauth-protected-resource/mcp";
   /** {@code resource} of the protected-resource metadata; {@code null}: the MCP URL. */
   volatile String prmResource;
   /** {@code issuer} of the AS metadata; {@code null}: the AS URL. */
@@ -88,7 +90,7 @@ final class OAuthTestServers {
       List<String> authorizations = req.headers().getAll("Authorization");
       seen.add(new Seen("mcp", req.method().name(), req.uri(), authorizations.isEmpty() ? null
         : String.join(" | ", authorizations), body.toString()));
-      if (req.path().equals("/.well-known/oauth-protected-resource/mcp")) {
+      if (req.path().equals(prmPath)) {
         json(req, 200, new JsonObject().put("resource", prmResource != null ? prmResource : mcpUrl())
           .put("authorization_servers", new JsonArray().add(prmAuthorizationServer != null ? prmAuthorizationServer : asUrl())));
         return;
@@ -100,7 +102,7 @@ final class OAuthTestServers {
       String auth = authorizations.size() == 1 ? authorizations.get(0) : null;
       if (auth == null || !auth.startsWith("Bearer ") || !acceptTokens || !validTokens.contains(auth.substring(7))) {
         req.response().putHeader("WWW-Authenticate", "Bearer resource_metadata=\"http://127.0.0.1:" + mcp.actualPort()
-          + "/.well-known/oauth-protected-resource/mcp\"");
+          + prmPath + "\"");
         json(req, 401, new JsonObject().put("error", "invalid_token"));
         return;
       }
