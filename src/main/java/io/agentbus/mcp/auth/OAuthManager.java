@@ -5,11 +5,11 @@ import io.agentbus.mcp.McpException.Kind;
 import io.agentbus.mcp.McpServerOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.shareddata.LocalMap;
+import io.vertx.core.shareddata.Shareable;
 import java.net.URI;
-import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
-import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,14 +32,16 @@ import org.slf4j.LoggerFactory;
  * {@code AGENTBUS_TOKEN_FILE}, default {@value EncryptedFileTokenStore#DEFAULT_PATH}; not set:
  * memory only, with one warning).
  */
-public final class OAuthManager {
+public final class OAuthManager implements Shareable {
 
   /** How long an authorization request waits for its callback. */
   public static final long PENDING_TTL_MS = 10 * 60_000;
   /** The redirect URI used when neither the server's options nor {@link #defaultRedirectUri(String)} give one. */
   public static final String DEFAULT_REDIRECT_URI = "http://localhost:8080/oauth/callback";
   private static final Logger LOG = LoggerFactory.getLogger(OAuthManager.class);
-  private static final Map<Vertx, OAuthManager> MANAGERS = Collections.synchronizedMap(new WeakHashMap<>());
+  /** The local map (of each Vert.x instance) that holds its manager: it goes when the instance closes. */
+  private static final String MAP = "agentbus.oauth";
+  private static final String KEY = "manager";
 
   private final Vertx vertx;
   private final TokenStore store;
@@ -58,9 +60,14 @@ public final class OAuthManager {
 
   /** @return the manager of {@code vertx}, created with the defaults on first use */
   public static OAuthManager of(Vertx vertx) {
-    synchronized (MANAGERS) {
-      return MANAGERS.computeIfAbsent(vertx, v -> new OAuthManager(v, storeFromEnvironment(v), null));
+    LocalMap<String, OAuthManager> map = vertx.sharedData().getLocalMap(MAP);
+    OAuthManager m = map.get(KEY);
+    if (m != null) {
+      return m;
     }
+    OAuthManager created = new OAuthManager(vertx, storeFromEnvironment(vertx), null);
+    OAuthManager raced = map.putIfAbsent(KEY, created);
+    return raced != null ? raced : created;
   }
 
   /**
@@ -70,7 +77,7 @@ public final class OAuthManager {
    */
   public static OAuthManager install(Vertx vertx, TokenStore store, AuthorizationPrompt prompt) {
     OAuthManager m = new OAuthManager(vertx, store, prompt);
-    MANAGERS.put(vertx, m);
+    vertx.sharedData().<String, OAuthManager>getLocalMap(MAP).put(KEY, m);
     return m;
   }
 
@@ -182,7 +189,9 @@ public final class OAuthManager {
   /**
    * Completes the authorization the callback belongs to (found by its {@code state}): checks
    * {@code error} and {@code iss}, exchanges the code and stores the tokens for that
-   * (server, tenant). Fails for an unknown or expired state.
+   * (server, tenant). Fails for an unknown, used or expired state.
+   *
+   * @return the server and tenant now authorized ({@code authorizationUrl} is {@code null})
    */
   public Future<AuthorizationRequest> complete(AuthorizationCallback callback) {
     PendingAuthorization p = callback.state() == null ? null : pending.get(callback.state());
