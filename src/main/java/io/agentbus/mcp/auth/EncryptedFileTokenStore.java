@@ -13,8 +13,8 @@ import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.Base64;
-import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
@@ -24,7 +24,7 @@ import javax.crypto.spec.SecretKeySpec;
  * tag). The key is 16, 24 or 32 bytes, typically from {@code AGENTBUS_TOKEN_KEY} (base64).
  * The whole map is read once (with {@code vertx.fileSystem()}), kept in memory, and written
  * back after each change (to a temporary file, then moved over the old one), one write at a
- * time. A file written with another key fails to load with a message that says so.
+ * time; connections on any event loop may use it. A file written with another key fails to load with a message that says so.
  */
 public final class EncryptedFileTokenStore implements TokenStore {
 
@@ -78,7 +78,7 @@ public final class EncryptedFileTokenStore implements TokenStore {
   private synchronized Future<Map<String, JsonObject>> entries() {
     if (loaded == null) {
       FileSystem fs = vertx.fileSystem();
-      loaded = fs.exists(path).compose(exists -> !exists ? Future.succeededFuture(new LinkedHashMap<>())
+      loaded = fs.exists(path).compose(exists -> !exists ? Future.succeededFuture(new ConcurrentHashMap<>())
         : fs.readFile(path).compose(b -> {
           try {
             return Future.succeededFuture(decrypt(b));
@@ -156,7 +156,7 @@ public final class EncryptedFileTokenStore implements TokenStore {
     c.updateAAD(MAGIC);
     byte[] pt = c.doFinal(bytes, MAGIC.length + IV_BYTES, bytes.length - MAGIC.length - IV_BYTES);
     JsonObject entries = new JsonObject(Buffer.buffer(pt)).getJsonObject("entries", new JsonObject());
-    Map<String, JsonObject> m = new LinkedHashMap<>();
+    Map<String, JsonObject> m = new ConcurrentHashMap<>();
     entries.forEach(e -> m.put(e.getKey(), (JsonObject) e.getValue()));
     return m;
   }
