@@ -5,20 +5,26 @@ import io.agentbus.mcp.McpException.Kind;
 import io.agentbus.mcp.UrlRedaction;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.client.HttpRequest;
-import io.vertx.ext.web.client.HttpResponse;
-import io.vertx.ext.web.client.WebClient;
-import io.vertx.ext.web.client.WebClientOptions;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 
 /**
  * The HTTP requests of the OAuth flow (metadata, registration, token endpoint): never
- * following redirects, each with a deadline, bodies bounded, and failures turned into
- * {@link McpException}s whose text names the redacted URL and never a secret.
+ * following redirects, each within one deadline, bodies bounded while they are read, and
+ * failures turned into {@link McpException}s whose text names the redacted URL and never a
+ * secret.
  */
 final class AuthHttp {
 
@@ -30,61 +36,108 @@ final class AuthHttp {
   }
 
   static final int MAX_BODY = 256 * 1024;
-  private final WebClient client;
+  private final Vertx vertx;
+  private final HttpClientAgent client;
   private final long timeoutMs;
 
   AuthHttp(Vertx vertx, long timeoutMs) {
-    this.client = WebClient.create(vertx, new WebClientOptions()
+    this.vertx = vertx;
+    this.client = vertx.createHttpClient(new HttpClientOptions()
       .setName("agentbus-oauth")
-      .setFollowRedirects(false)
       .setVerifyHost(true)
-      .setUserAgent("agentbus-oauth"));
+      .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMs)));
     this.timeoutMs = timeoutMs;
   }
 
   /** GET, expecting JSON. */
   Future<Response> get(String url, String who) {
-    HttpRequest<Buffer> req = client.getAbs(url).timeout(timeoutMs).putHeader("Accept", "application/json");
-    return handle(req.send(), "GET", url, who, null);
+    return send(HttpMethod.GET, url, null, null, null, who, null);
   }
 
   /** POST of a form; {@code authorization} (e.g. {@code Basic ...}) may be {@code null}. */
   Future<Response> postForm(String url, MultiMap form, String authorization, String who, Collection<String> secrets) {
-    HttpRequest<Buffer> req = client.postAbs(url).timeout(timeoutMs).putHeader("Accept", "application/json");
-    if (authorization != null) {
-      req.putHeader("Authorization", authorization);
-    }
-    return handle(req.sendForm(form), "POST", url, who, secrets);
+    StringBuilder b = new StringBuilder();
+    form.forEach((k, v) -> b.append(b.length() == 0 ? "" : "&").append(enc(k)).append('=').append(enc(v)));
+    return send(HttpMethod.POST, url, "application/x-www-form-urlencoded", Buffer.buffer(b.toString()), authorization, who,
+      secrets);
   }
 
   /** POST of a JSON body. */
   Future<Response> postJson(String url, JsonObject body, String who) {
-    HttpRequest<Buffer> req = client.postAbs(url).timeout(timeoutMs).putHeader("Accept", "application/json");
-    return handle(req.sendJsonObject(body), "POST", url, who, null);
+    return send(HttpMethod.POST, url, "application/json", body.toBuffer(), null, who, null);
   }
 
-  private Future<Response> handle(Future<HttpResponse<Buffer>> f, String method, String url, String who,
-                                  Collection<String> secrets) {
-    return f.recover(err -> Future.failedFuture(new McpException(Kind.AUTHORIZATION_FAILED, who + ": " + method + " "
-      + UrlRedaction.redact(url) + " failed: " + Secrets.scrub(String.valueOf(err.getMessage()), secrets))))
-      .compose(resp -> {
-        Buffer b = resp.body();
-        if (b != null && b.length() > MAX_BODY) {
-          return Future.failedFuture(new McpException(Kind.AUTHORIZATION_FAILED, who + ": " + method + " "
-            + UrlRedaction.redact(url) + " answered more than " + MAX_BODY + " bytes"));
+  private static String enc(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8);
+  }
+
+  private Future<Response> send(HttpMethod method, String url, String contentType, Buffer body, String authorization,
+                                String who, Collection<String> secrets) {
+    RequestOptions ro = new RequestOptions().setMethod(method).setAbsoluteURI(url).setFollowRedirects(false)
+      .setIdleTimeout(timeoutMs).putHeader("Accept", "application/json").putHeader("User-Agent", "agentbus-oauth");
+    if (contentType != null) {
+      ro.putHeader("Content-Type", contentType);
+    }
+    if (authorization != null) {
+      ro.putHeader("Authorization", authorization);
+    }
+    Promise<Response> p = Promise.promise();
+    HttpClientRequest[] current = new HttpClientRequest[1];
+    long timer = vertx.setTimer(timeoutMs, id -> {
+      if (p.tryFail(failure(method, url, who, "no answer within " + timeoutMs + " ms", null)) && current[0] != null) {
+        current[0].reset();
+      }
+    });
+    client.request(ro)
+      .compose(req -> {
+        current[0] = req;
+        return body == null ? req.send() : req.send(body);
+      })
+      .compose(resp -> read(resp, method, url, who))
+      .onComplete(ar -> {
+        vertx.cancelTimer(timer);
+        if (ar.succeeded()) {
+          p.tryComplete(ar.result());
+        } else {
+          p.tryFail(ar.cause() instanceof McpException e ? e
+            : failure(method, url, who, String.valueOf(ar.cause().getMessage()), secrets));
         }
-        String text = b == null ? "" : b.toString();
-        JsonObject json = null;
-        String t = text.trim();
-        if (t.startsWith("{")) {
-          try {
-            json = new JsonObject(t);
-          } catch (DecodeException e) {
-            json = null;
-          }
-        }
-        return Future.succeededFuture(new Response(resp.statusCode(), json, text));
       });
+    return p.future();
+  }
+
+  private Future<Response> read(HttpClientResponse resp, HttpMethod method, String url, String who) {
+    Promise<Buffer> p = Promise.promise();
+    Buffer acc = Buffer.buffer();
+    resp.exceptionHandler(p::tryFail);
+    resp.handler(chunk -> {
+      if (acc.length() + chunk.length() > MAX_BODY) {
+        if (p.tryFail(failure(method, url, who, "the answer is larger than " + MAX_BODY + " bytes", null))) {
+          resp.request().reset();
+        }
+        return;
+      }
+      acc.appendBuffer(chunk);
+    });
+    resp.endHandler(v -> p.tryComplete(acc));
+    return p.future().map(b -> {
+      String text = b.toString(StandardCharsets.UTF_8);
+      JsonObject json = null;
+      String t = text.trim();
+      if (t.startsWith("{")) {
+        try {
+          json = new JsonObject(t);
+        } catch (DecodeException e) {
+          json = null;
+        }
+      }
+      return new Response(resp.statusCode(), json, text);
+    });
+  }
+
+  private static McpException failure(HttpMethod method, String url, String who, String what, Collection<String> secrets) {
+    return new McpException(Kind.AUTHORIZATION_FAILED, who + ": " + method + " " + UrlRedaction.redact(url) + " failed: "
+      + Secrets.scrub(what, secrets));
   }
 
   /** The OAuth error of a failed answer ({@code error: error_description}), scrubbed and shortened. */
@@ -100,7 +153,6 @@ final class AuthHttp {
   }
 
   Future<Void> close() {
-    client.close();
-    return Future.succeededFuture();
+    return client.close();
   }
 }

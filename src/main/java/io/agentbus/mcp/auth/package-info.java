@@ -20,10 +20,11 @@
  * request, no RFC 9207 {@code iss} check, no Client ID Metadata Documents and no dynamic
  * registration, and its token requests would still have to be wrapped to keep secrets out of
  * its error messages. What remains for it to do is three form POSTs to a token endpoint,
- * which the {@code WebClient} already in use does in a few lines with full control over
- * client authentication ({@code client_secret_basic}, {@code client_secret_post},
- * {@code none}, {@code private_key_jwt}), deadlines and error text. So this package uses the
- * Vert.x {@code WebClient} directly and adds no dependency.
+ * which Vert.x's own HTTP client does in a few lines with full control over client
+ * authentication ({@code client_secret_basic}, {@code client_secret_post}, {@code none},
+ * {@code private_key_jwt}), deadlines, body limits (enforced while reading, which
+ * {@code WebClient} does not offer) and error text. So this package uses the core
+ * {@code HttpClient} directly and adds no dependency.
  *
  * <p>Dependencies go one way: {@code mcp.transport.http} uses this package; this package
  * uses only {@code io.agentbus.mcp} (errors, URL redaction) and {@code io.agentbus.options}.

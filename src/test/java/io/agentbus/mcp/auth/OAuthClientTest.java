@@ -355,4 +355,30 @@ class OAuthClientTest {
         ctx.completeNow();
       })));
   }
+
+  @Test
+  void anOversizedMetadataAnswerIsRefusedWhileItIsRead(Vertx vertx, VertxTestContext ctx) {
+    OAuthTestServers s = new OAuthTestServers();
+    s.hugeMetadata = true;
+    OAuthManager.install(vertx, new InMemoryTokenStore(), new FollowRedirectPrompt(vertx));
+    s.start(vertx).compose(v -> connectFailure(vertx, options(s, oauth()))).eventually(s::close)
+      .onComplete(ctx.succeeding(e -> ctx.verify(() -> {
+        assertEquals(Kind.AUTHORIZATION_FAILED, e.kind(), e.getMessage());
+        assertTrue(e.getMessage().contains("larger than"), e.getMessage());
+        ctx.completeNow();
+      })));
+  }
+
+  @Test
+  void aSilentAuthorizationServerFailsWithinTheDeadline(Vertx vertx, VertxTestContext ctx) {
+    OAuthTestServers s = new OAuthTestServers();
+    s.stallMetadata = true;
+    OAuthManager.install(vertx, new InMemoryTokenStore(), new FollowRedirectPrompt(vertx));
+    s.start(vertx).compose(v -> connectFailure(vertx, options(s, oauth()).setTimeoutMs(500))).eventually(s::close)
+      .onComplete(ctx.succeeding(e -> ctx.verify(() -> {
+        assertEquals(Kind.AUTHORIZATION_FAILED, e.kind(), e.getMessage());
+        assertTrue(e.getMessage().contains("no answer within 500 ms"), e.getMessage());
+        ctx.completeNow();
+      })));
+  }
 }

@@ -51,6 +51,10 @@ final class OAuthTestServers {
   volatile String redirectState;
   /** {@code expires_in} of issued access tokens. */
   volatile int expiresIn = 3600;
+  /** Whether the AS metadata is a body far over any limit. */
+  volatile boolean hugeMetadata;
+  /** Whether the AS never answers its metadata request. */
+  volatile boolean stallMetadata;
   /** Whether the MCP server takes the tokens the AS issues. */
   volatile boolean acceptTokens = true;
   /** Whether refresh tokens are refused with {@code invalid_grant}. */
@@ -135,14 +139,7 @@ final class OAuthTestServers {
       seen.add(new Seen("as", req.method().name(), req.uri(), req.getHeader("Authorization"), body.toString()));
       String iss = issuer != null ? issuer : asUrl();
       switch (req.path()) {
-        case "/.well-known/oauth-authorization-server" -> json(req, 200, new JsonObject()
-          .put("issuer", iss)
-          .put("authorization_endpoint", asUrl() + "/authorize")
-          .put("token_endpoint", asUrl() + "/token")
-          .put("registration_endpoint", asUrl() + "/register")
-          .put("code_challenge_methods_supported", new JsonArray().add("S256"))
-          .put("token_endpoint_auth_methods_supported", new JsonArray().add("none"))
-          .put("authorization_response_iss_parameter_supported", promisesIss));
+        case "/.well-known/oauth-authorization-server" -> metadata(req, iss);
         case "/register" -> json(req, 201, new JsonObject().put("client_id", "registered-client")
           .put("token_endpoint_auth_method", "none"));
         case "/authorize" -> {
@@ -156,6 +153,26 @@ final class OAuthTestServers {
         default -> json(req, 404, new JsonObject().put("error", "not_found"));
       }
     });
+  }
+
+  private void metadata(HttpServerRequest req, String iss) {
+    if (stallMetadata) {
+      return;
+    }
+    if (hugeMetadata) {
+      req.response().setChunked(true).putHeader("Content-Type", "application/json");
+      req.response().write("{\"issuer\": \"" + iss + "\", \"x\": \"");
+      req.response().end("y".repeat(2 * 1024 * 1024) + "\"}");
+      return;
+    }
+    json(req, 200, new JsonObject()
+          .put("issuer", iss)
+          .put("authorization_endpoint", asUrl() + "/authorize")
+          .put("token_endpoint", asUrl() + "/token")
+          .put("registration_endpoint", asUrl() + "/register")
+          .put("code_challenge_methods_supported", new JsonArray().add("S256"))
+          .put("token_endpoint_auth_methods_supported", new JsonArray().add("none"))
+          .put("authorization_response_iss_parameter_supported", promisesIss));
   }
 
   private void token(HttpServerRequest req, MultiMap form) {
