@@ -381,4 +381,20 @@ class OAuthClientTest {
         ctx.completeNow();
       })));
   }
+
+  @Test
+  void anErrorBodyThatEchoesTheTokenDoesNotPutItInTheError(Vertx vertx, VertxTestContext ctx) {
+    OAuthTestServers s = new OAuthTestServers();
+    s.echoTokenOnCall = true;
+    OAuthManager.install(vertx, new InMemoryTokenStore(), new FollowRedirectPrompt(vertx));
+    s.start(vertx).compose(v -> connectAndCall(vertx, options(s, oauth())).transform(ar -> ar.failed()
+        ? Future.succeededFuture(ar.cause()) : Future.<Throwable>failedFuture("the call should have failed")))
+      .eventually(s::close)
+      .onComplete(ctx.succeeding(err -> ctx.verify(() -> {
+        assertTrue(err.getMessage().contains("HTTP 500"), err.getMessage());
+        assertTrue(err.getMessage().contains("cannot serve *** today"), "the echoed token is blanked out");
+        assertNothingLeaked(s, err.getMessage());
+        ctx.completeNow();
+      })));
+  }
 }

@@ -55,6 +55,8 @@ final class OAuthTestServers {
   volatile boolean hugeMetadata;
   /** Whether the AS never answers its metadata request. */
   volatile boolean stallMetadata;
+  /** Whether the MCP server answers tools/call with a 500 that echoes the Authorization header. */
+  volatile boolean echoTokenOnCall;
   /** Whether the MCP server takes the tokens the AS issues. */
   volatile boolean acceptTokens = true;
   /** Whether refresh tokens are refused with {@code invalid_grant}. */
@@ -116,6 +118,10 @@ final class OAuthTestServers {
       }
       JsonObject msg = new JsonObject(body);
       String method = msg.getString("method");
+      if (echoTokenOnCall && "tools/call".equals(method)) {
+        req.response().setStatusCode(500).end("cannot serve " + auth + " today");
+        return;
+      }
       if (!msg.containsKey("id")) {
         req.response().setStatusCode(202).end();
         return;

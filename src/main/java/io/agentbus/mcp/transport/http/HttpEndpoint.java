@@ -234,7 +234,8 @@ final class HttpEndpoint {
       .map(b -> b.toString())
       .otherwise("")
       .map(body -> {
-        String excerpt = sanitize(errorText(body));
+        // the Authorization actually sent (an OAuth token is not among the configured headers)
+        String excerpt = scrub(sanitize(errorText(body)), resp.request().headers().get("Authorization"));
         return new HttpStatusException("server '" + name + "': " + method + " " + redact(target) + " answered HTTP "
           + resp.statusCode() + (excerpt.isEmpty() ? "" : ": " + excerpt) + authHint(resp), resp.statusCode(), excerpt,
           resp.headers().getAll("WWW-Authenticate"));
@@ -295,6 +296,16 @@ final class HttpEndpoint {
         .append(" \"headers\": {\"Authorization\": \"Bearer ${TOKEN}\"} (${TOKEN} is read from the environment)");
     }
     return hint.toString();
+  }
+
+  /** Blanks out {@code authorization} (e.g. {@code Bearer <token>}) and its token in {@code text}. */
+  static String scrub(String text, String authorization) {
+    if (authorization == null) {
+      return text;
+    }
+    String token = authorization.substring(authorization.lastIndexOf(' ') + 1);
+    String s = authorization.length() >= 4 ? text.replace(authorization, "***") : text;
+    return token.length() >= 8 ? s.replace(token, "***") : s;
   }
 
   /** Shortens a body for an error message and blanks out any configured header value it echoes. */
