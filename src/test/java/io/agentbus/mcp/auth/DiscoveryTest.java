@@ -1,6 +1,7 @@
 package io.agentbus.mcp.auth;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.agentbus.mcp.McpException;
@@ -43,7 +44,7 @@ class DiscoveryTest {
       Urls.authServerMetadataCandidates(URI.create("https://as.example")));
     assertTrue(Urls.resourceCovers(URI.create("https://h.example"), URI.create("https://h.example/mcp")));
     assertTrue(Urls.resourceCovers(URI.create("https://H.example:443/mcp/"), URI.create("https://h.example/mcp")));
-    assertTrue(!Urls.resourceCovers(URI.create("https://h.example/mc"), URI.create("https://h.example/mcp")));
-    assertTrue(!Urls.resourceCovers(URI.create("https://evil.example/mcp"), URI.create("https://h.example/mcp")));
+    assertFalse(Urls.resourceCovers(URI.create("https://h.example/mc"), URI.create("https://h.example/mcp")));
+    assertFalse(Urls.resourceCovers(URI.create("https://evil.example/mcp"), URI.create("https://h.example/mcp")));
   }
 }

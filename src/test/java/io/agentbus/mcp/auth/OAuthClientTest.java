@@ -11,15 +11,20 @@ import io.agentbus.mcp.McpException;
 import io.agentbus.mcp.McpException.Kind;
 import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.mcp.McpServerOptions.Transport;
+import io.agentbus.mcp.transport.http.StreamableHttpTransport;
 import io.agentbus.testing.FollowRedirectPrompt;
 import io.agentbus.testing.LogCapture;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -164,7 +169,7 @@ class OAuthClientTest {
     stateOrIssRefused(vertx, ctx, s -> s.redirectIss = "", "iss is missing");
   }
 
-  private void stateOrIssRefused(Vertx vertx, VertxTestContext ctx, java.util.function.Consumer<OAuthTestServers> knob,
+  private void stateOrIssRefused(Vertx vertx, VertxTestContext ctx, Consumer<OAuthTestServers> knob,
                                  String expected) {
     OAuthTestServers s = new OAuthTestServers();
     knob.accept(s);
@@ -321,7 +326,7 @@ class OAuthClientTest {
     OAuthTestServers s = new OAuthTestServers();
     OAuthManager.install(vertx, new InMemoryTokenStore(), new FollowRedirectPrompt(vertx));
     s.start(vertx)
-      .compose(v -> connectAndCall(vertx, options(s, oauth()).setHeaders(java.util.Map.of("Authorization", "Bearer static"))))
+      .compose(v -> connectAndCall(vertx, options(s, oauth()).setHeaders(Map.of("Authorization", "Bearer static"))))
       .eventually(s::close)
       .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
         String token = s.validTokens.iterator().next();
@@ -394,6 +399,45 @@ class OAuthClientTest {
         assertTrue(err.getMessage().contains("HTTP 500"), err.getMessage());
         assertTrue(err.getMessage().contains("cannot serve *** today"), "the echoed token is blanked out");
         assertNothingLeaked(s, err.getMessage());
+        ctx.completeNow();
+      })));
+  }
+
+  /** Connects as {@code tenant} (a connection scope would do the same), calls the tool, closes. */
+  private static Future<Void> connectAndCallAs(Vertx vertx, OAuthManager manager, McpServerOptions o, String tenant) {
+    Context context = vertx.getOrCreateContext();
+    Promise<Void> done = Promise.promise();
+    context.runOnContext(v -> {
+      McpClient client = McpClient.create(vertx, o, new StreamableHttpTransport(vertx, context,
+        o, manager.session(o, tenant)));
+      client.connect().compose(init -> client.callTool("echo", new JsonObject(), new CallOptions()))
+        .<Void>mapEmpty().eventually(client::close).onComplete(done);
+    });
+    return done.future();
+  }
+
+  @Test
+  void eachTenantAuthorizesForItselfAndSendsOnlyItsOwnToken(Vertx vertx, VertxTestContext ctx) {
+    OAuthTestServers s = new OAuthTestServers();
+    TokenStore store = new InMemoryTokenStore();
+    OAuthManager manager = OAuthManager.install(vertx, store, new FollowRedirectPrompt(vertx));
+    s.start(vertx)
+      .compose(v -> connectAndCallAs(vertx, manager, options(s, oauth()), "tenant-a"))
+      .compose(v -> connectAndCallAs(vertx, manager, options(s, oauth()), "tenant-b"))
+      .compose(v -> Future.all(store.get("tenant-a", "protected " + s.mcpUrl()), store.get("tenant-b", "protected " + s.mcpUrl())))
+      .eventually(s::close)
+      .onComplete(ctx.succeeding(both -> ctx.verify(() -> {
+        TokenSet a = both.resultAt(0);
+        TokenSet b = both.resultAt(1);
+        assertEquals(2, s.count("as", "/authorize"), "tenant B is not served tenant A's token");
+        assertFalse(a.accessToken().equals(b.accessToken()));
+        long callsWithA = s.seen.stream().filter(x -> x.server().equals("mcp") && x.body().contains("tools/call")
+          && ("Bearer " + a.accessToken()).equals(x.authorization())).count();
+        long callsWithB = s.seen.stream().filter(x -> x.server().equals("mcp") && x.body().contains("tools/call")
+          && ("Bearer " + b.accessToken()).equals(x.authorization())).count();
+        assertEquals(1, callsWithA);
+        assertEquals(1, callsWithB);
+        assertNothingLeaked(s);
         ctx.completeNow();
       })));
   }
