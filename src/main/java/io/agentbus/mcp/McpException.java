@@ -25,7 +25,14 @@ public final class McpException extends RuntimeException implements MetricsOutco
     /** Too many requests are already waiting on this connection. */
     QUEUE_FULL,
     /** The transport failed to start or to send. */
-    TRANSPORT
+    TRANSPORT,
+    /**
+     * The server needs OAuth authorization and no person can be asked now: {@link #data()}
+     * is a JSON object with {@code server}, {@code tenant} and {@code authorizationUrl}.
+     */
+    AUTHORIZATION_REQUIRED,
+    /** The OAuth flow failed (bad metadata, rejected grant, state or issuer mismatch, ...). */
+    AUTHORIZATION_FAILED
   }
 
   private final Kind kind;

@@ -1,6 +1,7 @@
 package io.agentbus.mcp;
 
 import io.agentbus.limits.MemoryBudget;
+import io.agentbus.mcp.auth.OAuthOptions;
 import io.agentbus.options.ConfigException;
 import io.agentbus.options.EnvExpander;
 import io.agentbus.options.JsonFields;
@@ -90,6 +91,7 @@ public class McpServerOptions {
   private String cwd;
   private String url;
   private Map<String, String> headers = new LinkedHashMap<>();
+  private OAuthOptions oauth;
   private boolean disabled;
   private List<String> allowedTools = new ArrayList<>();
   private List<String> disabledTools = new ArrayList<>();
@@ -136,6 +138,7 @@ public class McpServerOptions {
     env = orElse(f.stringMap("env"), new LinkedHashMap<>());
     cwd = f.string("cwd");
     headers = orElse(f.stringMap("headers"), new LinkedHashMap<>());
+    oauth = f.has("oauth") ? new OAuthOptions(f.object("oauth")) : null;
     disabled = orElse(f.bool("disabled"), false);
     allowedTools = orElse(f.stringList("allowedTools"), new ArrayList<>());
     disabledTools = orElse(f.stringList("disabledTools"), new ArrayList<>());
@@ -198,6 +201,7 @@ public class McpServerOptions {
     options.env.replaceAll((k, v) -> expander.expand(v, owner + ": env." + k));
     options.headers.replaceAll((k, v) -> expander.expand(v, owner + ": headers." + k));
     options.checkTenantPlaceholders();
+    options.oauth = options.oauth == null ? null : options.oauth.expand(expander, owner);
     if (options.transport == Transport.STDIO) {
       if (options.command == null || options.command.isBlank()) {
         throw new ConfigException(owner + ": field 'command' is required for a stdio server (or give a 'url')");
@@ -340,6 +344,9 @@ public class McpServerOptions {
     if (url != null) {
       json.put("url", url);
     }
+    if (oauth != null) {
+      json.put("oauth", oauth.toJson());
+    }
     return json;
   }
 
@@ -413,6 +420,14 @@ public class McpServerOptions {
 
   public McpServerOptions setUrl(String url) {
     this.url = url;
+    return this;
+  }
+
+  /** @return the OAuth client settings of an HTTP server ({@code "oauth"}), or {@code null} for none (holds secrets) */
+  public OAuthOptions getOauth() { return oauth; }
+
+  public McpServerOptions setOauth(OAuthOptions oauth) {
+    this.oauth = oauth;
     return this;
   }
 

@@ -81,7 +81,8 @@ class McpConfigTest {
       .setTimeoutMs(11).setConnectTimeoutMs(12).setMaxTotalTimeoutMs(13).setMaxMessageBytes(14).setMaxConcurrentCalls(15)
       .setMaxPendingRequests(16).setMaxQueuedCalls(17).setShutdownGraceMs(18).setTerminateGraceMs(19)
       .setRestartInitialBackoffMs(20).setRestartMaxBackoffMs(21).setDownAfterFailures(22)
-      .setScope(McpServerOptions.Scope.TENANT).setIdleTimeoutMs(23).setMaxConnections(24);
+      .setScope(McpServerOptions.Scope.TENANT).setIdleTimeoutMs(23).setMaxConnections(24)
+      .setOauth(new io.agentbus.mcp.auth.OAuthOptions().setClientId("id"));
     JsonObject json = full.toJson();
     JsonObject defaults = new McpServerOptions().setName("y").toJson();
     // every setter has a JSON field, and the test value of each differs from its default

@@ -1,6 +1,7 @@
 package io.agentbus.interop;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.agentbus.testing.Integration;
@@ -9,7 +10,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -20,7 +23,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * runs {@code interop/conformance-client} (see {@link ConformanceClient}) against it. A
  * scenario passes when the suite reports no failed check, no warning and a clean client exit.
  * To cover another scenario, add its name below and its steps to
- * {@link ConformanceClient#SCENARIOS}.
+ * {@link ConformanceClient#SCENARIOS}. A scenario listed in
+ * {@code interop/conformance-expected-failures.txt} must fail (so that a fix is noticed and
+ * the line removed). One client JVM per scenario costs about two seconds.
  */
 @Integration
 class ConformanceSuiteTest {
@@ -29,7 +34,14 @@ class ConformanceSuiteTest {
   private static final int CLIENT_TIMEOUT_MS = 30_000;
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"initialize", "tools_call", "sse-retry"})
+  @ValueSource(strings = {"initialize", "tools_call", "sse-retry",
+    "auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3", "auth/basic-cimd",
+    "auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported", "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up", "auth/scope-retry-limit", "auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none", "auth/pre-registration", "auth/2025-03-26-oauth-metadata-backcompat",
+    "auth/2025-03-26-oauth-endpoint-fallback", "auth/resource-mismatch", "auth/offline-access-scope",
+    "auth/offline-access-not-supported", "auth/client-credentials-jwt", "auth/client-credentials-basic",
+    "auth/cross-app-access-complete-flow"})
   void scenarioPasses(String scenario) throws Exception {
     Path interop = InteropServers.dir();
     Path suite = interop.resolve("node_modules/@modelcontextprotocol/conformance/dist/index.js");
@@ -40,7 +52,7 @@ class ConformanceSuiteTest {
       "client", "--command", interop.resolve("conformance-client").toString(), "--scenario", scenario,
       "--timeout", String.valueOf(CLIENT_TIMEOUT_MS), "-o", results.toString());
     Files.createDirectories(results);
-    Path log = results.resolve(scenario + ".log");
+    Path log = results.resolve(scenario.replace('/', '_') + ".log");
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
     // the client JVM runs on this test's JDK
     pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
@@ -55,8 +67,33 @@ class ConformanceSuiteTest {
     }
     String output = Files.readString(log, StandardCharsets.UTF_8);
     String report = output + clientLog(output);
+    String knownFailure = expectedFailures(interop).get(scenario);
+    if (knownFailure != null) {
+      assertFalse(p.exitValue() == 0 && output.contains("OVERALL: PASSED"), () -> "conformance scenario " + scenario
+        + " now passes: remove it from interop/conformance-expected-failures.txt (it said: " + knownFailure + ")");
+      return;
+    }
     assertEquals(0, p.exitValue(), () -> "conformance scenario " + scenario + " failed:\n" + report);
     assertTrue(output.contains("OVERALL: PASSED"), () -> "conformance scenario " + scenario + " did not pass:\n" + report);
+  }
+
+  /** The scenarios listed in {@code interop/conformance-expected-failures.txt}, with their reasons. */
+  static Map<String, String> expectedFailures(Path interop) throws IOException {
+    Map<String, String> out = new LinkedHashMap<>();
+    Path file = interop.resolve("conformance-expected-failures.txt");
+    if (!Files.isRegularFile(file)) {
+      return out;
+    }
+    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+      String t = line.strip();
+      if (t.isEmpty() || t.startsWith("#")) {
+        continue;
+      }
+      int hash = t.indexOf('#');
+      String name = (hash < 0 ? t : t.substring(0, hash)).strip();
+      out.put(name, hash < 0 ? "no reason given" : t.substring(hash + 1).strip());
+    }
+    return out;
   }
 
   /** The client's stdout and stderr as the suite saved them, unless it printed them (on a bad exit). */

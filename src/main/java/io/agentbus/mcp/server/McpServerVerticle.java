@@ -587,7 +587,8 @@ public class McpServerVerticle extends VerticleBase {
         // the connection's pending map was full: the request was never sent
         case QUEUE_FULL -> failure(FailureCodes.QUEUE_FULL, NOT_STARTED + e.getMessage());
         case NOT_CONNECTED -> failure(FailureCodes.UNAVAILABLE, NOT_STARTED + e.getMessage());
-        case CONNECTION_CLOSED, TRANSPORT, UNSUPPORTED_VERSION -> failure(FailureCodes.UNAVAILABLE, e.getMessage());
+        case CONNECTION_CLOSED, TRANSPORT, UNSUPPORTED_VERSION, AUTHORIZATION_REQUIRED, AUTHORIZATION_FAILED ->
+          failure(FailureCodes.UNAVAILABLE, e.getMessage());
       };
     }
     return failure(FailureCodes.INTERNAL, String.valueOf(err.getMessage()));

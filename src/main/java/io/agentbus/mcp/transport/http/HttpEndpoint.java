@@ -150,7 +150,13 @@ final class HttpEndpoint {
     if (idleTimeoutMs > 0) {
       ro.setIdleTimeout(idleTimeoutMs);
     }
-    headers.forEach(ro::putHeader);
+    // an OAuth access token (in extra) replaces a configured Authorization header
+    boolean oauth = extra != null && extra.contains("Authorization");
+    headers.forEach((k, v) -> {
+      if (!(oauth && k.equalsIgnoreCase("Authorization"))) {
+        ro.putHeader(k, v);
+      }
+    });
     if (extra != null) {
       extra.forEach(ro::putHeader);
     }
@@ -228,9 +234,11 @@ final class HttpEndpoint {
       .map(b -> b.toString())
       .otherwise("")
       .map(body -> {
-        String excerpt = sanitize(errorText(body));
+        // the Authorization actually sent (an OAuth token is not among the configured headers)
+        String excerpt = scrub(sanitize(errorText(body)), resp.request().headers().get("Authorization"));
         return new HttpStatusException("server '" + name + "': " + method + " " + redact(target) + " answered HTTP "
-          + resp.statusCode() + (excerpt.isEmpty() ? "" : ": " + excerpt) + authHint(resp), resp.statusCode(), excerpt);
+          + resp.statusCode() + (excerpt.isEmpty() ? "" : ": " + excerpt) + authHint(resp), resp.statusCode(), excerpt,
+          resp.headers().getAll("WWW-Authenticate"));
       });
   }
 
@@ -288,6 +296,16 @@ final class HttpEndpoint {
         .append(" \"headers\": {\"Authorization\": \"Bearer ${TOKEN}\"} (${TOKEN} is read from the environment)");
     }
     return hint.toString();
+  }
+
+  /** Blanks out {@code authorization} (e.g. {@code Bearer <token>}) and its token in {@code text}. */
+  static String scrub(String text, String authorization) {
+    if (authorization == null) {
+      return text;
+    }
+    String token = authorization.substring(authorization.lastIndexOf(' ') + 1);
+    String s = authorization.length() >= 4 ? text.replace(authorization, "***") : text;
+    return token.length() >= 8 ? s.replace(token, "***") : s;
   }
 
   /** Shortens a body for an error message and blanks out any configured header value it echoes. */

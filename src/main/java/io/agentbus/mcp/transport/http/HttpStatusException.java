@@ -1,6 +1,7 @@
 package io.agentbus.mcp.transport.http;
 
 import io.vertx.core.VertxException;
+import java.util.List;
 
 /**
  * A non-2xx answer from an MCP HTTP endpoint. Carries the status and a short, sanitized
@@ -11,11 +12,22 @@ final class HttpStatusException extends VertxException {
 
   private final int status;
   private final String body;
+  private final List<String> challenges;
 
   HttpStatusException(String message, int status, String body) {
+    this(message, status, body, List.of());
+  }
+
+  HttpStatusException(String message, int status, String body, List<String> challenges) {
     super(message, true);
     this.status = status;
     this.body = body == null ? "" : body;
+    this.challenges = List.copyOf(challenges);
+  }
+
+  /** @return the response's {@code WWW-Authenticate} values (for the OAuth client; not in the message) */
+  List<String> challenges() {
+    return challenges;
   }
 
   /** @return the HTTP status code */

@@ -4,6 +4,8 @@ import io.agentbus.limits.LogRateLimit;
 import io.agentbus.mcp.McpException.Kind;
 import io.agentbus.mcp.McpException;
 import io.agentbus.mcp.McpServerOptions;
+import io.agentbus.mcp.auth.OAuthManager;
+import io.agentbus.mcp.auth.OAuthSession;
 import io.agentbus.mcp.jsonrpc.JsonRpc;
 import io.agentbus.mcp.transport.McpTransport;
 import io.vertx.core.Context;
@@ -77,6 +79,7 @@ public final class StreamableHttpTransport implements McpTransport {
   private final MessageWarnings warnings;
   private final LogRateLimit badSessionIds;
   private final LogRateLimit streamRefusals;
+  private final OAuthSession auth;
   private Status status = Status.NEW;
   private Handler<JsonObject> messageHandler;
   private Handler<Throwable> closeHandler;
@@ -88,8 +91,24 @@ public final class StreamableHttpTransport implements McpTransport {
   private int renewals;
   private int connectFailures;
 
-  /** A transport for {@code options.getUrl()}, bound to {@code context}. */
+  /**
+   * A transport for {@code options.getUrl()}, bound to {@code context}; with {@code oauth}
+   * options it authorizes as the shared (default) identity.
+   */
   public StreamableHttpTransport(Vertx vertx, Context context, McpServerOptions options) {
+    this(vertx, context, options, options.getOauth() == null ? null : OAuthManager.of(vertx).session(options, null));
+  }
+
+  /**
+   * A transport that authorizes with {@code auth} (one tenant's OAuth session for this
+   * server), or without OAuth when it is {@code null}.
+   */
+  public StreamableHttpTransport(Vertx vertx, Context context, McpServerOptions options, OAuthSession auth) {
+    this.auth = auth;
+    if (auth != null && options.getHeaders().keySet().stream().anyMatch(h -> h.equalsIgnoreCase("Authorization"))) {
+      LOG.warn("[{}] has both \"oauth\" and an Authorization header: the OAuth access token replaces the header once"
+        + " there is one", options.getName());
+    }
     this.vertx = vertx;
     this.options = options;
     this.name = options.getName();
@@ -145,12 +164,31 @@ public final class StreamableHttpTransport implements McpTransport {
   }
 
   private Future<Void> post(JsonObject message, boolean retried) {
+    return post(message, retried, 0, 0);
+  }
+
+  /**
+   * @param unauthorized how many times this message was answered 401 and authorized again
+   * @param stepUps how many times it was answered 403 {@code insufficient_scope} and re-authorized
+   */
+  private Future<Void> post(JsonObject message, boolean retried, int unauthorized, int stepUps) {
     if (status == Status.RENEWING) {
-      return renewal.future().compose(v -> post(message, retried));
+      return renewal.future().compose(v -> post(message, retried, unauthorized, stepUps));
     }
     if (isClosed()) {
       return Future.failedFuture(closedError());
     }
+    if (auth != null) {
+      return auth.prepare().compose(v -> exchange(message, retried, unauthorized, stepUps));
+    }
+    return exchange(message, retried, unauthorized, stepUps);
+  }
+
+  private Future<Void> exchange(JsonObject message, boolean retried, int unauthorized, int stepUps) {
+    if (isClosed()) {
+      return Future.failedFuture(closedError());
+    }
+    String authUsed = auth == null ? null : auth.authorization();
     String sessionUsed = sessionId;
     PostExchange ex = new PostExchange(this, message, this::deliver);
     if (ex.key() != null) {
@@ -167,8 +205,36 @@ public final class StreamableHttpTransport implements McpTransport {
           && hse.sessionGone() && !"initialize".equals(message.getString("method"))) {
           return sessionLost(sessionUsed).compose(v -> post(message, true));
         }
+        if (auth != null && !isClosed() && err instanceof HttpStatusException hse) {
+          Future<Void> again = authorizeAndRetry(hse, message, retried, unauthorized, stepUps, authUsed);
+          if (again != null) {
+            return again;
+          }
+        }
         return Future.failedFuture(toMcp(err));
       });
+  }
+
+  /** On a 401 or a 403 {@code insufficient_scope}: authorize and resend, within the limits; else {@code null}. */
+  private Future<Void> authorizeAndRetry(HttpStatusException hse, JsonObject message, boolean retried, int unauthorized,
+                                         int stepUps, String authUsed) {
+    if (hse.status() == 401) {
+      if (unauthorized < OAuthSession.MAX_UNAUTHORIZED_RETRIES) {
+        return auth.unauthorized(hse.challenges(), authUsed)
+          .compose(v -> post(message, retried, unauthorized + 1, stepUps));
+      }
+      return Future.failedFuture(new McpException(Kind.AUTHORIZATION_FAILED, "server '" + name + "' still answers 401"
+        + " to a newly obtained access token; giving up"));
+    }
+    if (hse.status() == 403 && OAuthSession.isInsufficientScope(hse.challenges())) {
+      if (stepUps < OAuthSession.MAX_STEP_UPS) {
+        return auth.insufficientScope(hse.challenges(), authUsed)
+          .compose(v -> post(message, retried, unauthorized, stepUps + 1));
+      }
+      return Future.failedFuture(new McpException(Kind.AUTHORIZATION_FAILED, "server '" + name + "' still answers 403"
+        + " insufficient_scope after " + stepUps + " re-authorizations with more scopes; giving up"));
+    }
+    return null;
   }
 
   private McpException toMcp(Throwable err) {
@@ -284,6 +350,7 @@ public final class StreamableHttpTransport implements McpTransport {
     if (!initialize) {
       sessionHeaders(h);
     }
+    authHeader(h);
     return h;
   }
 
@@ -297,7 +364,16 @@ public final class StreamableHttpTransport implements McpTransport {
     return h;
   }
 
+  /** The OAuth access token, if any: sent only to this endpoint's origin (HttpEndpoint refuses others). */
+  private void authHeader(MultiMap h) {
+    String a = auth == null ? null : auth.authorization();
+    if (a != null) {
+      h.set("Authorization", a);
+    }
+  }
+
   private void sessionHeaders(MultiMap h) {
+    authHeader(h);
     if (sessionId != null) {
       h.set(SESSION_HEADER, sessionId);
     }
