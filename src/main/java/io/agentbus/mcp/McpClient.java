@@ -33,6 +33,18 @@ public interface McpClient {
     return new McpClientImpl(vertx, context, options, McpTransports.create(vertx, context, options));
   }
 
+  /**
+   * A client for the server the options describe, bound to the caller's context, whose OAuth
+   * tokens (for a server with {@code oauth}) are {@code tenant}'s: a per-tenant connection.
+   *
+   * @param tenant whose tokens it sends, or {@code null} for the shared identity
+   */
+  static McpClient forTenant(Vertx vertx, McpServerOptions options, String tenant) {
+    Objects.requireNonNull(options, "'options' cannot be null");
+    var context = vertx.getOrCreateContext();
+    return new McpClientImpl(vertx, context, options, McpTransports.create(vertx, context, options, tenant));
+  }
+
   /** A client over a given transport (which must be bound to the caller's context). */
   static McpClient create(Vertx vertx, McpServerOptions options, McpTransport transport) {
     return new McpClientImpl(vertx, vertx.getOrCreateContext(), options, transport);

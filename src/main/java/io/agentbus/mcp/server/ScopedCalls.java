@@ -34,7 +34,8 @@ final class ScopedCalls {
   private final AgentbusMetrics metrics;
 
   /**
-   * @param connector makes each connection's client ({@code null}: {@code McpClient.create} with its options)
+   * @param connector makes each connection's client ({@code null}: {@code McpClient.forTenant} with its
+   *     options and the key's tenant, whose OAuth tokens it then sends)
    * @throws io.agentbus.options.ConfigException when a tenant placeholder is malformed or misplaced
    */
   ScopedCalls(Vertx vertx, McpServerOptions options, Tenants tenants, ScopedConnector connector, long stableAfterMs) {
@@ -43,7 +44,7 @@ final class ScopedCalls {
     this.name = options.getName();
     this.scoped = new ScopedOptions(options, tenants);
     this.connections = new ScopedConnections(vertx, options, scoped::resolve,
-      connector != null ? connector : (key, resolved) -> McpClient.create(vertx, resolved), stableAfterMs);
+      connector != null ? connector : (key, resolved) -> McpClient.forTenant(vertx, resolved, key.tenant()), stableAfterMs);
     this.gate = new CallGate(vertx, name, options.getMaxConcurrentCalls(), options.getMaxQueuedCalls());
     this.metrics = AgentbusMetrics.get(vertx);
   }

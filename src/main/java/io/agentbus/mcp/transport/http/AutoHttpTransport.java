@@ -3,6 +3,8 @@ package io.agentbus.mcp.transport.http;
 import io.agentbus.mcp.McpException.Kind;
 import io.agentbus.mcp.McpException;
 import io.agentbus.mcp.McpServerOptions;
+import io.agentbus.mcp.auth.OAuthManager;
+import io.agentbus.mcp.auth.OAuthSession;
 import io.agentbus.mcp.transport.McpTransport;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -40,16 +42,27 @@ public final class AutoHttpTransport implements McpTransport {
   private final Vertx vertx;
   private final Context context;
   private final McpServerOptions options;
+  private final OAuthSession auth;
   private McpTransport delegate;
   private Handler<JsonObject> messageHandler;
   private Handler<Throwable> closeHandler;
   private Status status = Status.NEW;
 
-  /** A transport for {@code options.getUrl()}, bound to {@code context}. */
+  /** A transport for {@code options.getUrl()}, bound to {@code context}, with the shared OAuth identity. */
   public AutoHttpTransport(Vertx vertx, Context context, McpServerOptions options) {
+    this(vertx, context, options, options.getOauth() == null ? null : OAuthManager.of(vertx).session(options, null));
+  }
+
+  /**
+   * A transport for {@code options.getUrl()}, bound to {@code context}, whose Streamable HTTP
+   * requests authorize with {@code auth} (one tenant's OAuth session), or without OAuth when
+   * it is {@code null}.
+   */
+  public AutoHttpTransport(Vertx vertx, Context context, McpServerOptions options, OAuthSession auth) {
     this.vertx = vertx;
     this.context = context;
     this.options = options;
+    this.auth = auth;
   }
 
   /** @return the remembered transport for {@code url}, or {@code null} before a first success */
@@ -63,7 +76,7 @@ public final class AutoHttpTransport implements McpTransport {
     McpServerOptions.Transport known = VERDICTS.get(options.getUrl());
     status = known != null ? Status.DECIDED : Status.PROBING;
     delegate = known == McpServerOptions.Transport.SSE ? new LegacySseTransport(vertx, context, options)
-      : new StreamableHttpTransport(vertx, context, options);
+      : new StreamableHttpTransport(vertx, context, options, auth);
     delegate.closeHandler(this::onClosed);
     return delegate.start(handler);
   }
