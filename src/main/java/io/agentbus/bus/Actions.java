@@ -15,6 +15,17 @@ public final class Actions {
   public static final String TOOLS_CALL = "tools/call";
   /** MCP server: reply its status document. */
   public static final String STATUS = "status";
+  /**
+   * MCP server with {@code oauth}: body {@code {tenant?, redirectUri?}}; reply
+   * {@code {server, tenant, url}}, the authorization URL a person opens (it carries a state:
+   * never log it). A {@code shared} server is authorized without a tenant only.
+   */
+  public static final String OAUTH_AUTHORIZE = "oauth/authorize";
+  /**
+   * MCP server with {@code oauth}: body the callback's query {@code {code?, state, iss?, error?,
+   * error_description?}}; reply {@code {server, tenant}} once the tokens are stored.
+   */
+  public static final String OAUTH_CALLBACK = "oauth/callback";
 
   /** Dispatcher: run one assistant message's tool_use blocks. */
   public static final String DISPATCH = "dispatch";

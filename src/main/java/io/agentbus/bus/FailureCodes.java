@@ -8,6 +8,8 @@ public final class FailureCodes {
 
   /** The request body or action is malformed (missing field, wrong type). */
   public static final int BAD_REQUEST = 400;
+  /** The MCP server needs OAuth authorization (for the caller's tenant) before it serves calls. */
+  public static final int UNAUTHORIZED = 401;
   /** The tool is disabled by configuration ({@code allowedTools}/{@code disabledTools}). */
   public static final int FORBIDDEN = 403;
   /** Unknown action, tool, conversation or server. */

@@ -1,6 +1,7 @@
 package io.agentbus.http;
 
 import io.agentbus.bus.SharedJsonCodec;
+import io.agentbus.mcp.auth.OAuthManager;
 import io.agentbus.metrics.AgentbusMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -131,6 +132,7 @@ public class HttpApiVerticle extends VerticleBase {
     BearerAuth auth = new BearerAuth(options.getTokens(), responses);
     ConversationRoutes conversations = new ConversationRoutes(vertx, bus, responses, admission, HEARTBEAT_MS);
     InfoRoutes info = new InfoRoutes(bus, responses, metrics, options.getServers(), admission);
+    OAuthRoutes oauth = new OAuthRoutes(bus, responses);
 
     ConnectionGuard connections = new ConnectionGuard(vertx, options, connectionsOpen, metrics);
 
@@ -144,6 +146,7 @@ public class HttpApiVerticle extends VerticleBase {
     router.get("/health").handler(guard(info::health));
     router.get("/metrics").handler(guard(info::metrics));
     router.get("/info").handler(ctx -> responses.json(ctx, 200, new JsonObject().put("demo", demoModel)));
+    router.get(OAuthRoutes.CALLBACK_PATH).handler(guard(oauth::callback));
     router.route("/v1/*").handler(auth);
     router.route("/v1/*").handler(BodyHandler.create(false).setBodyLimit(options.getMaxBodyBytes()));
     router.post("/v1/conversations").handler(guard(conversations::create));
@@ -152,6 +155,7 @@ public class HttpApiVerticle extends VerticleBase {
     router.get("/v1/conversations/:id").handler(guard(conversations::get));
     router.delete("/v1/conversations/:id").handler(guard(conversations::delete));
     router.get("/v1/tools").handler(guard(info::tools));
+    router.get("/v1/mcp/:server/authorize").handler(guard(oauth::authorize));
     for (int code : ROUTER_ERRORS) {
       // the code is passed on: a failure raised while routing (a malformed percent-escape)
       // reaches this handler with no status on the context
@@ -176,6 +180,10 @@ public class HttpApiVerticle extends VerticleBase {
       .listen(options.getPort(), host).map(s -> {
         server = s;
         if (announce) {
+          // where a connection that finds itself unauthorized sends the person back (a server's oauth.redirectUri wins)
+          boolean anyOrLoopback = HttpApiOptions.LOOPBACK.equals(host) || "0.0.0.0".equals(host) || "::".equals(host);
+          OAuthManager.of(vertx).defaultRedirectUri("http://" + (anyOrLoopback ? "localhost" : host) + ":" + s.actualPort()
+            + OAuthRoutes.CALLBACK_PATH);
           LOG.info("HTTP API listening on http://{}:{} ({} tokens)", host, s.actualPort(), options.getTokens().size());
         }
         return s;

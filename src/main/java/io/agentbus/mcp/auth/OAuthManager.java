@@ -203,6 +203,15 @@ public final class OAuthManager implements Shareable {
       .map(v -> new AuthorizationRequest(p.server().name(), p.tenant(), null, p.redirectUri()));
   }
 
+  /**
+   * @return the MCP server an authorization callback's {@code state} belongs to (states start
+   *     with the server's name), or {@code null} for a state of another shape
+   */
+  public static String serverOf(String state) {
+    int dot = state == null ? -1 : state.lastIndexOf('.');
+    return dot <= 0 ? null : state.substring(0, dot);
+  }
+
   /** Forgets the tokens of (server, tenant); the next request needs a new authorization. */
   public Future<Void> forget(String server, String tenant) {
     ServerAuth sa = servers.get(server);

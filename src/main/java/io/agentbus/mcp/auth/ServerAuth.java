@@ -349,7 +349,8 @@ final class ServerAuth {
     return asF.compose(as -> {
       List<String> sc = scopes != null ? scopes : scopes(as, BearerChallenge.NONE, tenant(tenant), false);
       return registration.identify(as, redirectUri).map(client -> {
-        String state = Secrets.random(32);
+        // the server's name leads, so that whoever receives the callback knows which server's it is
+        String state = name + "." + Secrets.random(32);
         String verifier = Pkce.verifier();
         String url = CodeFlow.url(as, client, redirectUri, sc, state, verifier);
         return manager.addPending(new PendingAuthorization(this, tenant, state, verifier, redirectUri, as, client, sc,

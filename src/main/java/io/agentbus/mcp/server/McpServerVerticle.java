@@ -161,6 +161,9 @@ public class McpServerVerticle extends VerticleBase {
   /** The tenants' values for a scoped server's connections. */
   private Tenants tenants = Tenants.none();
   private ScopedConnector scopedConnector;
+  private Authorizations authorizations;
+  /** Why the shared connection cannot start until someone authorizes it (the error's data), or {@code null}. */
+  private JsonObject authorizationNeeded;
   /** A scoped server's calls and connections ({@code null} for a shared server). */
   private ScopedCalls scoped;
 
@@ -255,10 +258,11 @@ public class McpServerVerticle extends VerticleBase {
       backoff = new RestartBackoff(options.getRestartInitialBackoffMs(), options.getRestartMaxBackoffMs());
       gate = new CallGate(vertx, name, options.getMaxConcurrentCalls(), options.getMaxQueuedCalls());
       options.checkTenantPlaceholders();
+      authorizations = new Authorizations(vertx, options);
       if (options.getScope() != McpServerOptions.Scope.SHARED) {
         ScopedConnector connector = scopedConnector != null || transports == null ? scopedConnector
           : (key, resolved) -> McpClient.create(vertx, resolved, transports.apply(resolved));
-        scoped = new ScopedCalls(vertx, options, tenants, connector, stableAfterMs);
+        scoped = new ScopedCalls(vertx, options, tenants, connector, stableAfterMs, authorizations);
         options = scoped.listingOptions(); // this verticle's own connection only lists the tools
       }
     } catch (RuntimeException e) {
@@ -312,6 +316,7 @@ public class McpServerVerticle extends VerticleBase {
     return c.connect().<Void>map(init -> {
       if (client == c && !stopping) {
         attemptStartNanos = -1;
+        authorizationNeeded = null;
         updateTools(c.tools());
         setState(ServerState.READY, null);
         firstReady.tryComplete();
@@ -329,12 +334,26 @@ public class McpServerVerticle extends VerticleBase {
     }).recover(err -> {
       if (client == c && !stopping) {
         attemptStartNanos = -1;
+        authorizationNeeded = Authorizations.isRequired(err) && ((McpException) err).data() instanceof JsonObject needed
+          ? needed : null;
         LOG.warn("[{}] failed to start: {}", name, err.getMessage());
         consecutiveFailures++;
         scheduleRestart(err.getMessage());
       }
       return Future.succeededFuture();
     }).andThen(ar -> firstAttempt.tryComplete());
+  }
+
+  /** A person authorized {@code tenant} ({@code null}: the shared identity): a connection waiting for that starts now. */
+  private void authorized(String tenant) {
+    if (tenant != null || scoped != null || stopping || state == ServerState.READY || authorizationNeeded == null) {
+      return; // scoped connections open on their next call
+    }
+    LOG.info("[{}] authorized: connecting now", name);
+    vertx.cancelTimer(restartTimer);
+    authorizationNeeded = null;
+    consecutiveFailures = 0;
+    connect();
   }
 
   private void onCrash(Throwable err) {
@@ -443,6 +462,8 @@ public class McpServerVerticle extends VerticleBase {
         .put("tools", new JsonArray(tools)));
       case Actions.STATUS -> msg.reply(status());
       case Actions.TOOLS_CALL -> call(msg);
+      case Actions.OAUTH_AUTHORIZE -> authorizations.authorize(msg);
+      case Actions.OAUTH_CALLBACK -> authorizations.callback(msg, this::authorized);
       default -> msg.fail(FailureCodes.NOT_FOUND, "unknown action '" + action + "' for " + Addresses.mcp(name)
         + " (tools/list, tools/call or status)");
     }
@@ -467,6 +488,10 @@ public class McpServerVerticle extends VerticleBase {
     long timeout = Math.min(req.timeoutMs() != null ? req.timeoutMs() : options.getTimeoutMs(), hardLimit);
     if (scoped != null) {
       scoped.call(msg, req, timeout, hardLimit);
+      return;
+    }
+    if (authorizationNeeded != null && state != ServerState.READY) {
+      fail(new Call(msg, req, timeout, hardLimit), authorizations.required(req, authorizationNeeded));
       return;
     }
     admit(new Call(msg, req, timeout, hardLimit));
@@ -566,6 +591,8 @@ public class McpServerVerticle extends VerticleBase {
       metrics.toolCall(name, req.name(), startNanos, ar);
       if (ar.succeeded()) {
         call.msg.reply(ar.result(), SharedJsonCodec.shared());
+      } else if (Authorizations.isRequired(ar.cause()) && ((McpException) ar.cause()).data() instanceof JsonObject needed) {
+        fail(call, authorizations.required(req, needed));
       } else {
         fail(call, toFailure(ar.cause()));
       }

@@ -25,6 +25,7 @@ import io.vertx.core.json.JsonObject;
  */
 final class ScopedCalls {
 
+  private final Authorizations authorizations;
   private final Vertx vertx;
   private final McpServerOptions options;
   private final String name;
@@ -38,8 +39,10 @@ final class ScopedCalls {
    *     options and the key's tenant, whose OAuth tokens it then sends)
    * @throws io.agentbus.options.ConfigException when a tenant placeholder is malformed or misplaced
    */
-  ScopedCalls(Vertx vertx, McpServerOptions options, Tenants tenants, ScopedConnector connector, long stableAfterMs) {
+  ScopedCalls(Vertx vertx, McpServerOptions options, Tenants tenants, ScopedConnector connector, long stableAfterMs,
+              Authorizations authorizations) {
     this.vertx = vertx;
+    this.authorizations = authorizations;
     this.options = options;
     this.name = options.getName();
     this.scoped = new ScopedOptions(options, tenants);
@@ -72,7 +75,7 @@ final class ScopedCalls {
     long hardAt = arrived + hardLimitMs * 1_000_000L;
     connections.acquire(key, timeoutMs).onComplete(acquired -> {
       if (acquired.failed()) {
-        reply(msg, acquired);
+        reply(msg, req, acquired);
         return;
       }
       ScopedConnections.Connection c = acquired.result();
@@ -102,17 +105,22 @@ final class ScopedCalls {
         }
         connections.release(c);
         metrics.toolCall(name, req.name(), startNanos, ar);
-        reply(msg, ar);
+        reply(msg, req, ar);
       });
     });
   }
 
-  private static void reply(Message<JsonObject> msg, io.vertx.core.AsyncResult<?> ar) {
+  private void reply(Message<JsonObject> msg, ToolCallRequest req, io.vertx.core.AsyncResult<?> ar) {
     if (ar.succeeded()) {
       msg.reply(ar.result(), SharedJsonCodec.shared());
       return;
     }
     Throwable err = ar.cause();
+    if (Authorizations.isRequired(err) && ((McpException) err).data() instanceof JsonObject needed) {
+      ReplyException f = authorizations.required(req, needed);
+      msg.fail(f.failureCode(), f.getMessage());
+      return;
+    }
     if (err instanceof McpException e && e.kind() == McpException.Kind.NOT_CONNECTED) {
       err = failure(FailureCodes.UNAVAILABLE, McpServerVerticle.NOT_STARTED + e.getMessage());
     }

@@ -209,6 +209,12 @@ final class ScopedConnections {
         if (c.idle()) {
           scheduleIdleClose(c, options.getIdleTimeoutMs());
         }
+      } else if (Authorizations.isRequired(ar.cause())) {
+        // nobody to blame and nothing to back off from: the next call tries again, with the tokens once authorized
+        metrics.scopedConnection(name, "unauthorized");
+        remove(c);
+        failWaiters(c, ar.cause());
+        c.client.close();
       } else {
         metrics.scopedConnection(name, "failed");
         failed(c, ar.cause().getMessage());
@@ -326,12 +332,16 @@ final class ScopedConnections {
   }
 
   private void failWaiters(Connection c, int code, String message) {
+    failWaiters(c, failure(code, message));
+  }
+
+  private void failWaiters(Connection c, Throwable cause) {
     List<Waiter> all = new ArrayList<>(c.waiters);
     c.waiters.clear();
     waiting -= all.size();
     for (Waiter w : all) {
       vertx.cancelTimer(w.timer);
-      w.promise.fail(failure(code, message));
+      w.promise.fail(cause);
     }
   }
 
