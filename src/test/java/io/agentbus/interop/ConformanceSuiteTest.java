@@ -14,16 +14,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Runs the official MCP conformance suite (the version pinned in {@code interop/package.json})
  * against Agentbus' client: for each client scenario the suite starts its scenario server and
  * runs {@code interop/conformance-client} (see {@link ConformanceClient}) against it. A
  * scenario passes when the suite reports no failed check, no warning and a clean client exit.
- * To cover another scenario, add its name below and its steps to
- * {@link ConformanceClient#SCENARIOS}. A scenario listed in
+ * To cover another scenario, add its steps to {@link ConformanceClient#SCENARIOS}: each one
+ * there is run here. A scenario listed in
  * {@code interop/conformance-expected-failures.txt} must fail (so that a fix is noticed and
  * the line removed). One client JVM per scenario costs about two seconds.
  */
@@ -33,15 +34,14 @@ class ConformanceSuiteTest {
   /** The suite's own limit for one client run, in ms. */
   private static final int CLIENT_TIMEOUT_MS = 30_000;
 
+  /** Every scenario {@link ConformanceClient} has steps for, in its order, and every expected failure. */
+  static Stream<String> scenarios() throws IOException {
+    return Stream.concat(ConformanceClient.SCENARIOS.keySet().stream(),
+      expectedFailures(InteropServers.dir()).keySet().stream()).distinct();
+  }
+
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"initialize", "tools_call", "sse-retry",
-    "auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3", "auth/basic-cimd",
-    "auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported", "auth/scope-omitted-when-undefined",
-    "auth/scope-step-up", "auth/scope-retry-limit", "auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post",
-    "auth/token-endpoint-auth-none", "auth/pre-registration", "auth/2025-03-26-oauth-metadata-backcompat",
-    "auth/2025-03-26-oauth-endpoint-fallback", "auth/resource-mismatch", "auth/offline-access-scope",
-    "auth/offline-access-not-supported", "auth/client-credentials-jwt", "auth/client-credentials-basic",
-    "auth/cross-app-access-complete-flow"})
+  @MethodSource("scenarios")
   void scenarioPasses(String scenario) throws Exception {
     Path interop = InteropServers.dir();
     Path suite = interop.resolve("node_modules/@modelcontextprotocol/conformance/dist/index.js");

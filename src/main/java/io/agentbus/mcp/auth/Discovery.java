@@ -45,9 +45,9 @@ final class Discovery {
         return Future.failedFuture(fail("the challenge's resource_metadata is not an https URL"));
       }
       prmUrls.add(u.toString());
-    } else {
-      prmUrls.addAll(Urls.resourceMetadataCandidates(server));
     }
+    // the well-known locations also when the challenge's URL has nothing
+    Urls.resourceMetadataCandidates(server).stream().filter(c -> !prmUrls.contains(c)).forEach(prmUrls::add);
     return firstJson(prmUrls.iterator(), this::isResourceMetadata).compose(prm -> prm == null ? legacy() : fromPrm(prm));
   }
 

@@ -441,4 +441,22 @@ class OAuthClientTest {
         ctx.completeNow();
       })));
   }
+
+  @Test
+  void aCallbackWithoutOrWithAnUnknownStateIsRefused(Vertx vertx, VertxTestContext ctx) {
+    OAuthManager manager = OAuthManager.install(vertx, new InMemoryTokenStore(), null);
+    manager.complete(new AuthorizationCallback("a-code", null, null, null, null)).transform(missing -> {
+      ctx.verify(() -> {
+        assertTrue(missing.failed());
+        assertTrue(missing.cause().getMessage().contains("state is missing"), missing.cause().getMessage());
+        assertFalse(missing.cause().getMessage().contains("a-code"));
+      });
+      return manager.complete(new AuthorizationCallback("a-code", "made-up-state", null, null, null));
+    }).onComplete(ctx.failing(unknown -> ctx.verify(() -> {
+      assertEquals(Kind.AUTHORIZATION_FAILED, ((McpException) unknown).kind());
+      assertTrue(unknown.getMessage().contains("belongs to no pending authorization"), unknown.getMessage());
+      assertFalse(unknown.getMessage().contains("made-up-state"));
+      ctx.completeNow();
+    })));
+  }
 }
