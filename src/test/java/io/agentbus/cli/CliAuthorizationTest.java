@@ -240,6 +240,38 @@ class CliAuthorizationTest {
   }
 
   @Test
+  void aLoopbackRedirectUriOfTheServerIsListenedOn() throws Exception {
+    int port;
+    try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      port = probe.getLocalPort();
+    }
+    String redirect = "http://127.0.0.1:" + port + "/my/callback";
+    writeConfig(new JsonObject().put("redirectUri", redirect));
+    Running r = command("call", "protected", "echo");
+    String url = r.url();
+    assertEquals(redirect, param(url, "redirect_uri"));
+    assertEquals(200, open(url).statusCode());
+    assertEquals(Cli.OK, r.exitCode(), r.err());
+    assertNoSecret(r);
+    assertClosed(redirect);
+  }
+
+  @Test
+  void aRedirectUriTheCommandLineCannotReceiveFailsAtOnce() throws Exception {
+    writeConfig(new JsonObject().put("redirectUri", "https://app.example.com/oauth/callback"));
+    Running r = command("call", "protected", "echo");
+    assertEquals(Cli.FAILURE, r.exitCode(), r.err());
+    assertTrue(r.err().contains("server 'protected' sends the person back to https://app.example.com/oauth/callback"
+      + " (oauth.redirectUri), which the command line cannot receive"), r.err());
+    assertFalse(r.url.isDone() && !r.url.isCompletedExceptionally(), "a URL was printed: " + r.err());
+  }
+
+  private void writeConfig(JsonObject oauth) throws IOException {
+    Files.writeString(config, new JsonObject().put("mcpServers", new JsonObject()
+      .put("protected", new JsonObject().put("url", server.url()).put("oauth", oauth))).encodePrettily());
+  }
+
+  @Test
   void aBadAuthorizeTimeoutIsAUsageError() throws Exception {
     for (String bad : List.of("0", "600001", "soon")) {
       Running r = command("call", "protected", "echo", "--authorize-timeout", bad);
