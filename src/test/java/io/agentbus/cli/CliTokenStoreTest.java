@@ -3,6 +3,7 @@ package io.agentbus.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.agentbus.mcp.auth.EncryptedFileTokenStore;
@@ -15,6 +16,10 @@ import io.vertx.ext.web.client.WebClient;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.net.ConnectException;
+import java.net.Socket;
+import java.net.URI;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -123,6 +128,18 @@ class CliTokenStoreTest {
 
   private static <T> T await(Future<T> f) throws Exception {
     return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void ctrlCWhileWaitingEndsTheCommandAndItsListener() throws Exception {
+    Child call = new Child(URL_LINE, "call", "protected", "echo", "--mcp-config", "mcp.json");
+    String url = call.match.get(60, TimeUnit.SECONDS).group(1);
+    URI redirect = URI.create(URLDecoder.decode(url.replaceAll(".*[?&]redirect_uri=([^&]*).*", "$1"), StandardCharsets.UTF_8));
+    new Socket(redirect.getHost(), redirect.getPort()).close();
+    assertEquals(0, new ProcessBuilder("kill", "-INT", String.valueOf(call.process.pid())).start().waitFor());
+    assertTrue(call.process.waitFor(30, TimeUnit.SECONDS), "Ctrl-C did not end the command: " + call.all());
+    assertThrows(ConnectException.class, () -> new Socket(redirect.getHost(), redirect.getPort()).close());
+    assertEquals(0, server.tokensIssued());
   }
 
   @Test
