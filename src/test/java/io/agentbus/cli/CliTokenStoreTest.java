@@ -41,8 +41,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The tokens a person grants to {@code agentbus call} land in the store the environment
  * configures ({@code AGENTBUS_TOKEN_KEY}, {@code AGENTBUS_TOKEN_FILE}), encrypted, where a later
- * {@code call} and a later {@code serve} find them: neither asks again. Each command runs in its
- * own JVM, as users run them.
+ * {@code call} and a later {@code serve} find them: neither asks again. Ctrl-C while the
+ * command waits for the person ends it and its loopback listener. Each command runs in its own
+ * JVM, as users run them.
  */
 @Integration
 class CliTokenStoreTest {
