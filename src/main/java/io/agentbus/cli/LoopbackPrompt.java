@@ -54,12 +54,11 @@ public final class LoopbackPrompt implements AuthorizationPrompt {
   private final Map<String, Waiting> waiting = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
-  private LoopbackPrompt(Vertx vertx, long timeoutMs, PrintStream err, HttpServer main) {
+  private LoopbackPrompt(Vertx vertx, long timeoutMs, PrintStream err) {
     this.vertx = vertx;
     this.timeoutMs = timeoutMs;
     this.err = err;
-    this.main = main;
-    listeners.put("127.0.0.1:" + main.actualPort(), Future.succeededFuture(main));
+    this.main = vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(0)).requestHandler(this::callback);
   }
 
   /**
@@ -69,12 +68,14 @@ public final class LoopbackPrompt implements AuthorizationPrompt {
    * @param err where the authorization URL is printed
    */
   public static Future<LoopbackPrompt> start(Vertx vertx, long timeoutMs, PrintStream err) {
-    HttpServer server = vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(0));
-    LoopbackPrompt[] self = new LoopbackPrompt[1];
-    return server.requestHandler(req -> self[0].callback(req)).listen()
+    LoopbackPrompt prompt = new LoopbackPrompt(vertx, timeoutMs, err);
+    return prompt.main.listen()
       .recover(e -> Future.failedFuture(new IllegalStateException("cannot listen on 127.0.0.1 for OAuth callbacks: "
         + e.getMessage())))
-      .map(s -> self[0] = new LoopbackPrompt(vertx, timeoutMs, err, s));
+      .map(s -> {
+        prompt.listeners.put("127.0.0.1:" + s.actualPort(), Future.succeededFuture(s));
+        return prompt;
+      });
   }
 
   /** @return {@code http://127.0.0.1:<port>/oauth/callback}, for servers whose options name no redirect URI */
