@@ -40,11 +40,6 @@ public final class ProtectedMcpServer {
     return all;
   }
 
-  /** @return how many {@code tools/call} requests reached the MCP server with a valid token */
-  public long toolCalls() {
-    return servers.seen.stream().filter(s -> s.server().equals("mcp") && s.body().contains("\"tools/call\"")).count();
-  }
-
   public Future<Void> close() {
     return servers.close();
   }
