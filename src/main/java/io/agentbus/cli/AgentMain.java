@@ -22,6 +22,8 @@ public final class AgentMain {
     "  call SERVER TOOL ['JSON-ARGS'] [--mcp-config FILE] [--timeout MS] [--include-hidden]",
     "                                              call one tool and print the result",
     "      --include-hidden: also list / call tools that allowedTools or disabledTools hide",
+    "      --authorize-timeout MS: how long tools / call wait for a person to authorize an OAuth server",
+    "        in a browser (default 300000, at most 600000); the URL to open is printed to stderr",
     "  chat [--config FILE] [--mcp-config FILE]    chat in the terminal with an in-process Agentbus",
     "  chat --url http://HOST:PORT [--token T]     chat with a running 'serve' (token also from AGENTBUS_TOKEN)",
     "  demo-server                                 run the built-in demo MCP server on stdio",
@@ -47,7 +49,8 @@ public final class AgentMain {
     CliArgs args;
     try {
       args = new CliArgs(argv.subList(1, argv.size()), Set.of("json", "verbose", "include-hidden", "cluster"),
-        Set.of("mcp-config", "timeout", "config", "url", "token", "roles"));
+        Set.of("mcp-config", "timeout", "config", "url", "token", "roles",
+        CliAuthorization.OPTION));
     } catch (IllegalArgumentException e) {
       return Cli.fail(err, e.getMessage() + "\n" + USAGE);
     }

@@ -13,8 +13,9 @@ import java.util.List;
 
 /**
  * {@code agentbus call SERVER TOOL 'JSON-ARGS' [--mcp-config FILE] [--timeout MS]
- * [--include-hidden]}: prints the {@code CallToolResult}; exit code 0, 1 for
- * {@code isError: true}, 2 for protocol or connection errors. A tool hidden by the server's
+ * [--include-hidden] [--authorize-timeout MS]}: prints the {@code CallToolResult}; exit code
+ * 0, 1 for {@code isError: true}, 2 for protocol, connection or authorization errors. An
+ * OAuth server that needs a person's authorization gets it through a {@link LoopbackPrompt}. A tool hidden by the server's
  * {@code allowedTools} / {@code disabledTools} is refused (exit 2) unless
  * {@code --include-hidden} is given, as it is everywhere else in Agentbus.
  */
@@ -29,7 +30,8 @@ public final class CallCommand {
   public static int run(Vertx vertx, CliArgs args, PrintStream out, PrintStream err) {
     List<String> pos = args.positional();
     if (pos.size() < 2 || pos.size() > 3) {
-      return Cli.fail(err, "usage: agentbus call SERVER TOOL ['JSON-ARGS'] [--mcp-config FILE] [--timeout MS] [--include-hidden]");
+      return Cli.fail(err, "usage: agentbus call SERVER TOOL ['JSON-ARGS'] [--mcp-config FILE] [--timeout MS] [--include-hidden]"
+        + " [--authorize-timeout MS]");
     }
     JsonObject arguments;
     try {
@@ -57,8 +59,16 @@ public final class CallCommand {
         return Cli.fail(err, "--timeout must be a positive number of milliseconds");
       }
     }
+    long authorizeTimeout;
+    LoopbackPrompt prompt;
+    try {
+      authorizeTimeout = CliAuthorization.timeoutMs(args);
+      prompt = CliAuthorization.install(vertx, List.of(server), authorizeTimeout, err);
+    } catch (RuntimeException e) {
+      return Cli.fail(err, e.getMessage());
+    }
     // a scoped server runs as no tenant here, like its listing connection
-    McpClient client = McpClient.create(vertx, server.withoutTenantValues());
+    McpClient client = McpClient.create(vertx, CliAuthorization.forCommand(server.withoutTenantValues(), authorizeTimeout));
     try {
       JsonObject result = Cli.await(client.connect().compose(init -> client.callTool(tool, arguments, callOptions)));
       out.println(result.encodePrettily());
@@ -67,6 +77,9 @@ public final class CallCommand {
       return Cli.fail(err, Cli.aboutServer(server.getName(), e));
     } finally {
       Cli.await(client.close().otherwiseEmpty());
+      if (prompt != null) {
+        Cli.await(prompt.close());
+      }
     }
   }
 }

@@ -18,7 +18,8 @@ import java.util.Map;
  * {@code agentbus tools [--mcp-config FILE] [--json] [--include-hidden]}: connects to every
  * configured server (in parallel) and prints the tools it exposes, i.e. after its
  * {@code allowedTools} / {@code disabledTools}; with {@code --include-hidden} the hidden ones
- * too, marked as such. Exit code 2 if any server failed.
+ * too, marked as such. Exit code 2 if any server failed. An OAuth server that needs a
+ * person's authorization gets it through a {@link LoopbackPrompt} ({@code --authorize-timeout}).
  */
 public final class ToolsCommand {
 
@@ -28,11 +29,30 @@ public final class ToolsCommand {
   public static int run(Vertx vertx, CliArgs args, PrintStream out, PrintStream err) {
     McpConfig config = Cli.loadMcpConfig(args);
     boolean includeHidden = args.flag(CallCommand.INCLUDE_HIDDEN);
+    long authorizeTimeout;
+    LoopbackPrompt prompt;
+    try {
+      authorizeTimeout = CliAuthorization.timeoutMs(args);
+      prompt = CliAuthorization.install(vertx, config.enabledServers(), authorizeTimeout, err);
+    } catch (RuntimeException e) {
+      return Cli.fail(err, e.getMessage());
+    }
+    try {
+      return list(vertx, config, args, includeHidden, authorizeTimeout, out, err);
+    } finally {
+      if (prompt != null) {
+        Cli.await(prompt.close());
+      }
+    }
+  }
+
+  private static int list(Vertx vertx, McpConfig config, CliArgs args, boolean includeHidden, long authorizeTimeout,
+                          PrintStream out, PrintStream err) {
     Map<String, Future<McpClient>> connections = new LinkedHashMap<>();
     Map<String, ToolFilter> filters = new LinkedHashMap<>();
     for (McpServerOptions server : config.enabledServers()) {
       filters.put(server.getName(), new ToolFilter(server.getAllowedTools(), server.getDisabledTools()));
-      McpClient client = McpClient.create(vertx, server.withoutTenantValues());
+      McpClient client = McpClient.create(vertx, CliAuthorization.forCommand(server.withoutTenantValues(), authorizeTimeout));
       connections.put(server.getName(), client.connect().map(client)
         .recover(e -> client.close().transform(ar -> Future.failedFuture(e))));
     }

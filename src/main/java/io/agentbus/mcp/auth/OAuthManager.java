@@ -81,8 +81,12 @@ public final class OAuthManager implements Shareable {
     return m;
   }
 
-  /** The store the environment asks for; see the class comment. */
-  static TokenStore storeFromEnvironment(Vertx vertx) {
+  /**
+   * The store the environment asks for, the one {@link #of} uses (see the class comment): a
+   * process that {@link #install}s its own prompt (the command line) keeps its tokens where
+   * {@code serve} finds them.
+   */
+  public static TokenStore storeFromEnvironment(Vertx vertx) {
     String key = System.getenv(EncryptedFileTokenStore.KEY_ENV);
     if (key == null || key.isBlank()) {
       InMemoryTokenStore memory = new InMemoryTokenStore();
