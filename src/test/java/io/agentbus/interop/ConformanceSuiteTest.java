@@ -29,7 +29,8 @@ class ConformanceSuiteTest {
   private static final int CLIENT_TIMEOUT_MS = 30_000;
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"initialize", "tools_call", "sse-retry"})
+  @ValueSource(strings = {"initialize", "tools_call", "sse-retry",
+    "elicitation-sep1034-client-defaults"})
   void scenarioPasses(String scenario) throws Exception {
     Path interop = InteropServers.dir();
     Path suite = interop.resolve("node_modules/@modelcontextprotocol/conformance/dist/index.js");

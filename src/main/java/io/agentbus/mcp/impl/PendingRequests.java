@@ -35,6 +35,8 @@ final class PendingRequests {
     final boolean resetOnProgress;
     final Handler<ProgressUpdate> progress;
     long timer = -1;
+    /** Who made the request (a tool call's {@code CallOptions.caller}), or {@code null}. */
+    Object caller;
 
     Entry(Object id, String key, String method, Promise<JsonObject> promise, long timeoutMs, long maxTotalMs,
           boolean resetOnProgress, Handler<ProgressUpdate> progress) {
@@ -131,6 +133,20 @@ final class PendingRequests {
       vertx.cancelTimer(e.timer);
       e.promise.tryFail(cause);
     }
+  }
+
+  /** Tags a pending request with who made it. */
+  void tag(String key, Object caller) {
+    Entry e = entries.get(key);
+    if (e != null) {
+      e.caller = caller;
+    }
+  }
+
+  /** @return the tag of the pending request with this key, or {@code null} */
+  Object callerOf(String key) {
+    Entry e = key == null ? null : entries.get(key);
+    return e == null ? null : e.caller;
   }
 
   int size() {

@@ -6,6 +6,7 @@ import io.agentbus.mcp.McpException;
 import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.mcp.jsonrpc.JsonRpc;
 import io.agentbus.mcp.transport.McpTransport;
+import io.agentbus.mcp.transport.RelatedMessageHandler;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -152,7 +153,8 @@ public final class StreamableHttpTransport implements McpTransport {
       return Future.failedFuture(closedError());
     }
     String sessionUsed = sessionId;
-    PostExchange ex = new PostExchange(this, message, this::deliver);
+    String related = JsonRpc.idKey(message.getValue("id"));
+    PostExchange ex = new PostExchange(this, message, msg -> deliver(msg, related));
     if (ex.key() != null) {
       inFlight.put(ex.key(), ex);
     }
@@ -180,8 +182,13 @@ public final class StreamableHttpTransport implements McpTransport {
 
   /** Hands a server message to the client. */
   void deliver(JsonObject msg) {
+    deliver(msg, null);
+  }
+
+  /** Hands a server message to the client, naming the request on whose POST stream it came. */
+  private void deliver(JsonObject msg, String relatedKey) {
     if (!isClosed()) {
-      messageHandler.handle(msg);
+      RelatedMessageHandler.deliver(messageHandler, msg, relatedKey);
     }
   }
 
