@@ -108,6 +108,9 @@ public final class ToolDispatcher {
     if (request.conversation() != null) {
       body.put("conversationId", request.conversation());
     }
+    if (request.caller() != null) {
+      body.put("callerAddress", request.caller().getValue("address")).put("roots", request.caller().getValue("roots"));
+    }
     if (timeoutMs != null) {
       body.put("timeoutMs", Math.min(timeoutMs, budgetMs));
     }

@@ -88,6 +88,8 @@ public class McpServerOptions {
   private long shutdownGraceMs = DEFAULT_SHUTDOWN_GRACE_MS;
   private long terminateGraceMs = DEFAULT_TERMINATE_GRACE_MS;
   private long restartInitialBackoffMs = DEFAULT_RESTART_INITIAL_BACKOFF_MS;
+  private JsonArray roots;
+  private SamplingOptions sampling = SamplingOptions.DISABLED;
   private long restartMaxBackoffMs = DEFAULT_RESTART_MAX_BACKOFF_MS;
   private int downAfterFailures = DEFAULT_DOWN_AFTER_FAILURES;
   /** What the JSON constructor did not read: warned about by {@code io.agentbus.config.McpConfig}, not copied. */
@@ -138,6 +140,19 @@ public class McpServerOptions {
     restartInitialBackoffMs = orElse(r.longField("initialBackoffMs", 1), DEFAULT_RESTART_INITIAL_BACKOFF_MS);
     restartMaxBackoffMs = orElse(r.longField("maxBackoffMs", 1), DEFAULT_RESTART_MAX_BACKOFF_MS);
     downAfterFailures = orElse(r.intField("downAfterFailures", 1), DEFAULT_DOWN_AFTER_FAILURES);
+    try {
+      roots = McpRoots.check(f.raw("roots"), owner + ": field 'roots'");
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
+    }
+    JsonFields sf = f.object("sampling");
+    try {
+      sampling = new SamplingOptions(orElse(sf.bool("enabled"), false),
+        orElse(sf.intField("maxTokens", 1), SamplingOptions.DEFAULT_MAX_TOKENS),
+        orElse(sf.intField("maxCallsPerTurn", 1), SamplingOptions.DEFAULT_MAX_CALLS_PER_TURN), orElse(sf.string("approval"), "never"));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(owner + ": " + e.getMessage());
+    }
     unknownFields = f.unknownFields();
   }
 
@@ -237,7 +252,11 @@ public class McpServerOptions {
       .put("maxQueuedCalls", maxQueuedCalls)
       .put("shutdownGraceMs", shutdownGraceMs)
       .put("terminateGraceMs", terminateGraceMs)
-      .put("restart", restart);
+      .put("restart", restart)
+      .put("sampling", sampling.toJson());
+    if (roots != null) {
+      json.put("roots", roots.copy());
+    }
     if (maxPendingRequests != null) {
       json.put("maxPendingRequests", maxPendingRequests);
     }
@@ -432,6 +451,23 @@ public class McpServerOptions {
 
   public McpServerOptions setTerminateGraceMs(long terminateGraceMs) {
     this.terminateGraceMs = positiveMs(terminateGraceMs, "terminateGraceMs");
+    return this;
+  }
+
+  /** @return the roots offered to the server ({@code roots/list}), or {@code null} for none configured */
+  public JsonArray getRoots() { return roots; }
+
+  /** Sets the roots ({@code [{uri: "file://...", name?}]}, checked; {@code null}: none). */
+  public McpServerOptions setRoots(JsonArray roots) {
+    this.roots = McpRoots.check(roots, "roots");
+    return this;
+  }
+
+  /** @return whether and within which limits the server may ask for model completions */
+  public SamplingOptions getSampling() { return sampling; }
+
+  public McpServerOptions setSampling(SamplingOptions sampling) {
+    this.sampling = Objects.requireNonNull(sampling, "'sampling' cannot be null");
     return this;
   }
 

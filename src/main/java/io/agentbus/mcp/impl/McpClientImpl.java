@@ -387,7 +387,7 @@ public final class McpClientImpl implements McpClient {
   @Override
   public McpClient serverRequestHandler(ServerRequestHandler handler) {
     this.serverRequests = handler == null ? null
-      : new ServerRequestRelay(name, handler, transport, pending::callerOf, () -> status == Status.READY || status == Status.INITIALIZING);
+      : new ServerRequestRelay(name, handler, transport, pending, () -> status == Status.READY || status == Status.INITIALIZING);
     return this;
   }
 

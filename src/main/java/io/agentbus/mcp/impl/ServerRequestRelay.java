@@ -8,7 +8,6 @@ import io.agentbus.mcp.transport.McpTransport;
 import io.vertx.core.json.JsonObject;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,16 +29,16 @@ final class ServerRequestRelay {
   private final String server;
   private final ServerRequestHandler handler;
   private final McpTransport transport;
-  private final Function<String, Object> callerOf;
+  private final PendingRequests pending;
   private final BooleanSupplier open;
   private int inFlight;
 
-  ServerRequestRelay(String server, ServerRequestHandler handler, McpTransport transport, Function<String, Object> callerOf,
+  ServerRequestRelay(String server, ServerRequestHandler handler, McpTransport transport, PendingRequests pending,
                      BooleanSupplier open) {
     this.server = server;
     this.handler = handler;
     this.transport = transport;
-    this.callerOf = callerOf;
+    this.pending = pending;
     this.open = open;
   }
 
@@ -63,13 +62,19 @@ final class ServerRequestRelay {
       return;
     }
     JsonObject params = rawParams == null ? new JsonObject() : (JsonObject) rawParams;
-    Object caller = callerOf.apply(relatedKey);
+    Object caller = pending.callerOf(relatedKey);
     if (caller == null) {
-      caller = callerOf.apply(metaRelated(params));
+      caller = pending.callerOf(metaRelated(params));
     }
+    ServerRequest request = new ServerRequest(method, params, caller);
+    Object resolved = handler.callerOf(request);
+    // while the user (or the model) answers, the call's idle timeout must not end it
+    String held = "roots/list".equals(method) ? null : pending.keyOf(resolved);
+    pending.hold(held);
     inFlight++;
-    handler.handle(new ServerRequest(method, params, caller)).onComplete(ar -> {
+    handler.handle(new ServerRequest(method, params, resolved)).onComplete(ar -> {
       inFlight--;
+      pending.release(held);
       if (!open.getAsBoolean()) {
         return;
       }

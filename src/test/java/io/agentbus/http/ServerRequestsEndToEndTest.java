@@ -1,0 +1,360 @@
+package io.agentbus.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.agentbus.Agentbus;
+import io.agentbus.AgentbusOptions;
+import io.agentbus.bus.Addresses;
+import io.agentbus.conversation.ConversationOptions;
+import io.agentbus.mcp.SamplingOptions;
+import io.agentbus.mock.MockModelOptions;
+import io.agentbus.mock.MockModelServer;
+import io.agentbus.model.ModelOptions;
+import io.agentbus.sse.SseEvent;
+import io.agentbus.sse.SseParser;
+import io.agentbus.testing.ElicitingServer;
+import io.agentbus.testing.Integration;
+import io.agentbus.testing.InteropServers;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Server requests routed to the right user, end to end: the mock model over real HTTP, the
+ * {@link ElicitingServer} as a real stdio child process, the HTTP API. Elicitation (SSE
+ * {@code input_required}, an invalid answer kept open, tenant isolation, defaults applied,
+ * decline, no answer → cancel, a request outside any call declined), roots (the server's and a
+ * conversation's own, with {@code list_changed}) and sampling (answered by the conversation's
+ * model, refused over {@code maxCallsPerTurn}).
+ */
+@Integration
+@ExtendWith(VertxExtension.class)
+class ServerRequestsEndToEndTest {
+
+  static final String ALICE = "alice-token-e1";
+  static final String BOB = "bob-token-e2";
+  static MockModelServer mock;
+  static Agentbus agentbus;
+  static HttpApiVerticle api;
+  static WebClient web;
+  static HttpClient http;
+
+  static JsonObject toolUse(String name, JsonObject input) {
+    return new JsonObject().put("type", "tool_use").put("name", name).put("input", input);
+  }
+
+  static JsonObject script(String match, JsonObject... replies) {
+    return new JsonObject().put("match", match).put("replies", new JsonArray(List.of((Object[]) replies)));
+  }
+
+  static JsonObject uses(JsonObject... blocks) {
+    return new JsonObject().put("content", new JsonArray(List.of((Object[]) blocks)));
+  }
+
+  static JsonObject text(String text) {
+    return new JsonObject().put("text", text);
+  }
+
+  @BeforeAll
+  static void start(Vertx vertx, VertxTestContext ctx) {
+    JsonObject sample = toolUse("mcp__elicit__sample", new JsonObject().put("prompt", "sub-prompt"));
+    JsonObject scripts = new JsonObject().put("conversations", new JsonArray()
+      .add(script("sub-prompt", text("sampled-answer")))
+      .add(script("ASK_SHORT", uses(toolUse("mcp__short__ask", new JsonObject())), text("asked short")))
+      .add(script("ASK", uses(toolUse("mcp__elicit__ask", new JsonObject())), text("asked")))
+      // reply i answers the request whose history holds i assistant messages: two turns each
+      .add(script("ROOTS", uses(toolUse("mcp__elicit__roots", new JsonObject())), text("rooted"),
+        uses(toolUse("mcp__elicit__client_info", new JsonObject())), text("info")))
+      .add(script("LATER", uses(toolUse("mcp__elicit__ask_outside", new JsonObject())), text("later"),
+        uses(toolUse("mcp__elicit__outside_answer", new JsonObject())), text("outside")))
+      .add(script("PLEASE_SAMPLE", uses(sample), uses(sample.copy()), text("sampled twice")))
+      .add(script(null, text("plain"))));
+    MockModelServer.start(vertx, new MockModelOptions().setMode(MockModelOptions.MODE_SCRIPT).setScript(scripts))
+      .compose(m -> {
+        mock = m;
+        ModelOptions model = new ModelOptions().setProvider("anthropic").setApiKey("test-key")
+          .setBaseUrl("http://127.0.0.1:" + m.actualPort()).setModel("mock-model");
+        return Agentbus.deploy(vertx, new AgentbusOptions()
+          .addMcpServer(InteropServers.javaMain("elicit", ElicitingServer.class)
+            .setRoots(new JsonArray().add(new JsonObject().put("uri", "file:///data").put("name", "data")))
+            .setSampling(new SamplingOptions(true, 100, 1, "never")))
+          .addMcpServer(InteropServers.javaMain("short", ElicitingServer.class).setMaxTotalTimeoutMs(1_500))
+          .setConversationInstances(2)
+          .setConversation(new ConversationOptions().setModel(model).setMaxIterations(5)));
+      })
+      .compose(a -> {
+        agentbus = a;
+        api = new HttpApiVerticle(new HttpApiOptions().setPort(0).setHost("127.0.0.1").addToken(ALICE, "alice").addToken(BOB, "bob"));
+        return vertx.deployVerticle(api);
+      })
+      .onComplete(ctx.succeeding(id -> {
+        web = WebClient.create(vertx);
+        http = vertx.createHttpClient();
+        ctx.completeNow();
+      }));
+  }
+
+  @AfterAll
+  static void stop(Vertx vertx, VertxTestContext ctx) {
+    agentbus.close().eventually(() -> mock.close()).onComplete(ctx.succeedingThenComplete());
+  }
+
+  static Future<HttpResponse<Buffer>> post(String path, String token, JsonObject body) {
+    return web.request(HttpMethod.POST, api.actualPort(), "127.0.0.1", path).bearerTokenAuthentication(token).sendJsonObject(body);
+  }
+
+  static Future<String> create(String token, JsonObject body) {
+    return post("/v1/conversations", token, body).map(r -> r.bodyAsJsonObject().getString("id"));
+  }
+
+  static Future<JsonObject> send(String id, String token, String content) {
+    return post("/v1/conversations/" + id + "/messages", token, new JsonObject().put("content", content))
+      .map(r -> {
+        if (r.statusCode() != 200) {
+          throw new AssertionError("turn failed: " + r.statusCode() + " " + r.bodyAsString());
+        }
+        return r.bodyAsJsonObject();
+      });
+  }
+
+  static Future<HttpResponse<Buffer>> answer(String id, String elicitationId, String token, JsonObject body) {
+    return post("/v1/conversations/" + id + "/elicitations/" + elicitationId, token, body);
+  }
+
+  /** Subscribes to the conversation's events; completes once subscribed, with the first matching event. */
+  static Future<Future<JsonObject>> awaitEvent(Vertx vertx, String id, Predicate<JsonObject> match) {
+    Promise<JsonObject> seen = Promise.promise();
+    var consumer = vertx.eventBus().<JsonObject>consumer(Addresses.conversationEvents(id));
+    consumer.handler(m -> {
+      if (match.test(m.body())) {
+        seen.tryComplete(m.body());
+      }
+    });
+    return consumer.completion().map(v -> seen.future());
+  }
+
+  static Predicate<JsonObject> type(String type) {
+    return e -> type.equals(e.getString("type"));
+  }
+
+  /** @return the text of the last tool_result in the conversation's history */
+  static Future<String> lastToolResult(String id, String token) {
+    return web.request(HttpMethod.GET, api.actualPort(), "127.0.0.1", "/v1/conversations/" + id).bearerTokenAuthentication(token)
+      .send().map(r -> {
+        JsonArray messages = r.bodyAsJsonObject().getJsonArray("messages");
+        String found = null;
+        for (Object m : messages) {
+          if (((JsonObject) m).getValue("content") instanceof JsonArray blocks) {
+            for (Object b : blocks) {
+              JsonObject block = (JsonObject) b;
+              if ("tool_result".equals(block.getString("type"))) {
+                found = block.encode();
+              }
+            }
+          }
+        }
+        return found;
+      });
+  }
+
+  @Test
+  void anElicitationReachesItsUserOverSseAndTheCheckedAnswerWithDefaultsReachesTheServer(Vertx vertx, VertxTestContext ctx) {
+    create(ALICE, new JsonObject()).compose(id -> {
+      RequestOptions options = new RequestOptions().setMethod(HttpMethod.POST).setHost("127.0.0.1").setPort(api.actualPort())
+        .setURI("/v1/conversations/" + id + "/messages").putHeader("Authorization", "Bearer " + ALICE)
+        .putHeader("Accept", "text/event-stream").putHeader("Content-Type", "application/json");
+      List<String> answers = new ArrayList<>();
+      Promise<List<SseEvent>> done = Promise.promise();
+      return http.request(options).compose(req -> {
+        List<SseEvent> events = new ArrayList<>();
+        req.response().onSuccess(resp -> {
+          resp.handler(SseParser.create().handler(ev -> {
+            events.add(ev);
+            if ("input_required".equals(ev.event())) {
+              JsonObject e = new JsonObject(ev.data());
+              String eid = e.getString("elicitationId");
+              // too short a name: 400 naming the violation, and the elicitation stays open
+              answer(id, eid, ALICE, new JsonObject().put("action", "accept").put("content", new JsonObject().put("name", "x")))
+                .compose(r -> {
+                  answers.add(r.statusCode() + " " + r.bodyAsString());
+                  return answer(id, eid, BOB, new JsonObject().put("action", "accept")
+                    .put("content", new JsonObject().put("name", "Mallory")));
+                })
+                .compose(r -> {
+                  answers.add(r.statusCode() + " " + r.bodyAsString());
+                  return answer(id, eid, ALICE, new JsonObject().put("action", "accept").put("content", new JsonObject().put("name", "Ada")));
+                })
+                .onSuccess(r -> answers.add(r.statusCode() + " " + r.bodyAsString()))
+                .onFailure(done::tryFail);
+            }
+          }));
+          resp.endHandler(v -> done.tryComplete(events));
+        }).onFailure(done::tryFail);
+        return req.end(new JsonObject().put("content", "ASK").toBuffer()).compose(v -> done.future());
+      }).compose(events -> lastToolResult(id, ALICE).map(result -> {
+        ctx.verify(() -> {
+          SseEvent required = events.stream().filter(e -> "input_required".equals(e.event())).findFirst().orElseThrow();
+          JsonObject e = new JsonObject(required.data());
+          assertEquals(id, e.getString("conversationId"));
+          assertEquals("Who are you?", e.getString("message"));
+          assertEquals(ElicitingServer.SCHEMA, e.getJsonObject("requestedSchema"));
+          assertEquals("elicit", e.getString("server"));
+          assertEquals("form", e.getString("mode"));
+          assertTrue(e.getString("tool_use_id") != null && e.getString("requestId") != null, e::encode);
+          assertTrue(events.stream().anyMatch(ev -> "input_resolved".equals(ev.event()) && ev.data().contains("\"accept\"")));
+          assertEquals(3, answers.size(), answers::toString);
+          assertTrue(answers.get(0).startsWith("400 ") && answers.get(0).contains("violations")
+            && answers.get(0).contains("name"), answers.get(0));
+          assertTrue(answers.get(1).startsWith("404 "), answers.get(1));
+          assertTrue(answers.get(2).startsWith("200 "), answers.get(2));
+          // the server got the answer with the defaults of the fields left out
+          assertTrue(result.contains("\\\"action\\\":\\\"accept\\\""), result);
+          assertTrue(result.contains("\\\"name\\\":\\\"Ada\\\"") && result.contains("\\\"age\\\":30")
+            && result.contains("\\\"color\\\":\\\"red\\\""), result);
+        });
+        return null;
+      }));
+    }).onComplete(ctx.succeedingThenComplete());
+  }
+
+  @Test
+  void aDeclineReachesTheServerAndAnAnsweredElicitationIsGone(Vertx vertx, VertxTestContext ctx) {
+    create(ALICE, new JsonObject()).compose(id -> awaitEvent(vertx, id, type("input_required")).compose(required -> {
+      Future<JsonObject> turn = send(id, ALICE, "ASK");
+      return required.compose(e -> answer(id, e.getString("elicitationId"), ALICE, new JsonObject().put("action", "decline"))
+          .compose(first -> answer(id, e.getString("elicitationId"), ALICE, new JsonObject().put("action", "decline"))
+            .map(second -> List.of(first, second))))
+        .compose(replies -> turn.compose(result -> lastToolResult(id, ALICE)).map(result -> {
+          ctx.verify(() -> {
+            assertEquals(200, replies.get(0).statusCode(), replies.get(0).bodyAsString());
+            assertEquals(404, replies.get(1).statusCode(), replies.get(1).bodyAsString());
+            assertTrue(result.contains("\\\"action\\\":\\\"decline\\\""), result);
+          });
+          return null;
+        }));
+    })).onComplete(ctx.succeedingThenComplete());
+  }
+
+  @Test
+  void noAnswerWithinTheCallsDeadlineCancels(Vertx vertx, VertxTestContext ctx) {
+    create(ALICE, new JsonObject()).compose(id -> awaitEvent(vertx, id, type("input_resolved")).compose(resolved ->
+      send(id, ALICE, "ASK_SHORT").compose(r -> resolved).compose(event -> lastToolResult(id, ALICE).map(result -> {
+        ctx.verify(() -> {
+          assertEquals("cancel", event.getString("action"));
+          assertEquals("timeout", event.getString("reason"));
+          assertTrue(result.contains("\\\"action\\\":\\\"cancel\\\""), result);
+        });
+        return null;
+      })))).onComplete(ctx.succeedingThenComplete());
+  }
+
+  @Test
+  void anElicitationOutsideAnyCallIsDeclinedWithTheReason(VertxTestContext ctx) {
+    create(ALICE, new JsonObject()).compose(id -> send(id, ALICE, "LATER").compose(r -> send(id, ALICE, "OUTSIDE"))
+      .compose(r -> lastToolResult(id, ALICE)).map(result -> {
+        ctx.verify(() -> {
+          assertTrue(result.contains("\\\"action\\\":\\\"decline\\\""), result);
+          assertTrue(result.contains("outside any tool call"), result);
+        });
+        return null;
+      })).onComplete(ctx.succeedingThenComplete());
+  }
+
+  @Test
+  void answersForUnknownElicitationsAndBadBodiesAreRefused(VertxTestContext ctx) {
+    create(ALICE, new JsonObject()).compose(id -> answer(id, "nope", ALICE, new JsonObject().put("action", "accept"))
+      .compose(unknown -> answer(id, "nope", ALICE, new JsonObject().put("action", "maybe")).map(bad -> {
+        ctx.verify(() -> {
+          assertEquals(404, unknown.statusCode(), unknown.bodyAsString());
+          assertEquals(400, bad.statusCode(), bad.bodyAsString());
+        });
+        return null;
+      }))).onComplete(ctx.succeedingThenComplete());
+  }
+
+  @Test
+  void rootsAreTheConversationsOwnElseTheServersAndChangesAreAnnounced(VertxTestContext ctx) {
+    JsonArray own = new JsonArray().add(new JsonObject().put("uri", "file:///home/alice").put("name", "home"));
+    create(ALICE, new JsonObject().put("roots", own))
+      .compose(id -> send(id, ALICE, "ROOTS").compose(r -> lastToolResult(id, ALICE)))
+      .compose(withOwn -> create(ALICE, new JsonObject())
+        .compose(id -> send(id, ALICE, "ROOTS").compose(r -> send(id, ALICE, "INFO")).compose(r -> lastToolResult(id, ALICE))
+          .compose(info -> lastToolResultOf(id, "roots").map(serverRoots -> List.of(withOwn, serverRoots, info)))))
+      .compose(results -> post("/v1/conversations", ALICE, new JsonObject().put("roots", new JsonArray().add(new JsonObject()
+        .put("uri", "http://not-a-file")))).map(bad -> {
+        ctx.verify(() -> {
+          assertTrue(results.get(0).contains("file:///home/alice"), results.get(0));
+          assertTrue(results.get(1).contains("file:///data"), results.get(1));
+          String info = results.get(2);
+          assertTrue(info.contains("\\\"listChanged\\\":true") && info.contains("\\\"form\\\"") && info.contains("\\\"sampling\\\""), info);
+          assertTrue(!info.contains("\\\"rootsChanged\\\":0"), info);
+          assertEquals(400, bad.statusCode(), bad.bodyAsString());
+        });
+        return null;
+      })).onComplete(ctx.succeedingThenComplete());
+  }
+
+  /** @return the tool_result that answered the first call of {@code tool} in the history */
+  static Future<String> lastToolResultOf(String id, String marker) {
+    return web.request(HttpMethod.GET, api.actualPort(), "127.0.0.1", "/v1/conversations/" + id).bearerTokenAuthentication(ALICE)
+      .send().map(r -> {
+        for (Object m : r.bodyAsJsonObject().getJsonArray("messages")) {
+          if (((JsonObject) m).getValue("content") instanceof JsonArray blocks) {
+            for (Object b : blocks) {
+              JsonObject block = (JsonObject) b;
+              if ("tool_result".equals(block.getString("type")) && block.encode().contains(marker)) {
+                return block.encode();
+              }
+            }
+          }
+        }
+        return "";
+      });
+  }
+
+  @Test
+  void samplingGoesToTheConversationsModelWithinItsPerTurnLimit(VertxTestContext ctx) {
+    create(ALICE, new JsonObject()).compose(id -> send(id, ALICE, "PLEASE_SAMPLE").compose(result ->
+      web.request(HttpMethod.GET, api.actualPort(), "127.0.0.1", "/v1/conversations/" + id).bearerTokenAuthentication(ALICE).send()
+        .map(r -> {
+          List<String> results = new ArrayList<>();
+          for (Object m : r.bodyAsJsonObject().getJsonArray("messages")) {
+            if (((JsonObject) m).getValue("content") instanceof JsonArray blocks) {
+              blocks.forEach(b -> {
+                if ("tool_result".equals(((JsonObject) b).getString("type"))) {
+                  results.add(((JsonObject) b).encode());
+                }
+              });
+            }
+          }
+          ctx.verify(() -> {
+            assertEquals("sampled twice", result.getString("answer"));
+            assertEquals(2, results.size(), results::toString);
+            assertTrue(results.get(0).contains("sampled-answer"), results.get(0));
+            assertTrue(results.get(1).contains("maxCallsPerTurn"), results.get(1));
+            // the sampling call's tokens count in the turn: three model calls of the loop plus one
+            JsonObject turn = result.getJsonObject("usage").getJsonObject("turn");
+            assertTrue(turn.getLong("output_tokens", turn.getLong("outputTokens", 0L)) > 0, turn::encode);
+          });
+          return null;
+        }))).onComplete(ctx.succeedingThenComplete());
+  }
+}
