@@ -263,7 +263,7 @@ public class McpServerVerticle extends VerticleBase {
   private Future<Void> connect() {
     McpClient c = transports == null ? McpClient.create(vertx, options) : McpClient.create(vertx, options, transports.apply(options));
     client = c;
-    requests = new ServerRequests(vertx, options);
+    requests = new ServerRequests(vertx, options, method -> c.notify(method, null));
     c.serverRequestHandler(requests);
     attemptStartNanos = System.nanoTime();
     c.toolsChangedHandler(list -> {
@@ -513,7 +513,7 @@ public class McpServerVerticle extends VerticleBase {
         forwarder[0] = new ProgressForwarder(vertx, req.progressAddress(), base.put("server", name).put("tool", req.name()));
         callOptions.setProgressHandler(forwarder[0]::onProgress);
       }
-      ServerRequests.Caller caller = r.begin(req, call.hardAtNanos, c);
+      ServerRequests.Caller caller = r.begin(req, call.hardAtNanos);
       callOptions.setCaller(caller);
       return c.callTool(req.name(), req.arguments(), callOptions).andThen(ar -> r.end(caller)).recover(err ->
         err instanceof McpException e && e.kind() == McpException.Kind.NOT_CONNECTED

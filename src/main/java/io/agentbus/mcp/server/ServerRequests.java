@@ -1,8 +1,8 @@
 package io.agentbus.mcp.server;
 
 import io.agentbus.bus.Actions;
+import io.agentbus.limits.LogRateLimit;
 import io.agentbus.mcp.ElicitationForm;
-import io.agentbus.mcp.McpClient;
 import io.agentbus.mcp.McpException;
 import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.mcp.ServerRequest;
@@ -17,8 +17,10 @@ import io.vertx.core.json.JsonObject;
 import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * Routes the requests one connection's server sends during tool calls ({@code elicitation/create},
@@ -61,15 +63,24 @@ final class ServerRequests implements ServerRequestHandler {
   private final Vertx vertx;
   private final String server;
   private final McpServerOptions options;
+  private final Consumer<String> notifier;
   private final Set<Caller> inFlight = new LinkedHashSet<>();
+  /** What a server can make us log at will is rate-limited. */
+  private final LogRateLimit refusals;
   /** The roots the server was last told of on this connection. */
   private JsonArray announcedRoots;
 
-  ServerRequests(Vertx vertx, McpServerOptions options) {
+  /**
+   * @param notifier sends a notification (its method) to the connection's server
+   */
+  ServerRequests(Vertx vertx, McpServerOptions options, Consumer<String> notifier) {
     this.vertx = vertx;
+    this.notifier = notifier;
     this.server = options.getName();
     this.options = options;
     this.announcedRoots = serverRoots();
+    this.refusals = LogRateLimit.lines(LOG, Level.INFO, server, "declined or refused server requests", LogRateLimit.DEFAULT_MAX_LINES,
+      (delayMs, task) -> vertx.setTimer(delayMs, t -> task.run()));
   }
 
   private JsonArray serverRoots() {
@@ -88,16 +99,16 @@ final class ServerRequests implements ServerRequestHandler {
   }
 
   /**
-   * A call starts on {@code client}: remembered until {@link #end}; when its conversation's roots
-   * differ from what the server was last told, {@code notifications/roots/list_changed} goes first.
+   * A call starts: remembered until {@link #end}; when its conversation's roots differ from what
+   * the server was last told, {@code notifications/roots/list_changed} goes first.
    */
-  Caller begin(ToolCallRequest req, long hardAtNanos, McpClient client) {
+  Caller begin(ToolCallRequest req, long hardAtNanos) {
     Caller c = new Caller(req, hardAtNanos);
     inFlight.add(c);
     JsonArray roots = req.roots() != null ? req.roots() : serverRoots();
     if (!roots.equals(announcedRoots)) {
       announcedRoots = roots;
-      client.notify("notifications/roots/list_changed", null);
+      notifier.accept("notifications/roots/list_changed");
     }
     return c;
   }
@@ -171,7 +182,9 @@ final class ServerRequests implements ServerRequestHandler {
     }
     String why = unroutable(caller);
     if (why != null) {
-      LOG.info("[{}] declined an elicitation: {}", server, why);
+      if (refusals.permit()) {
+        LOG.info("[{}] declined an elicitation: {}", server, why);
+      }
       return Future.succeededFuture(new JsonObject().put("action", "decline")
         .put("_meta", new JsonObject().put(REASON_META, why)));
     }
@@ -185,7 +198,9 @@ final class ServerRequests implements ServerRequestHandler {
     return ask(Actions.ELICIT, caller, body)
       .map(Message::body)
       .otherwise(err -> {
-        LOG.info("[{}] elicitation for conversation {} got no answer: {}", server, caller.req.conversationId(), err.getMessage());
+        if (refusals.permit()) {
+          LOG.info("[{}] elicitation for conversation {} got no answer: {}", server, caller.req.conversationId(), err.getMessage());
+        }
         return new JsonObject().put("action", "cancel");
       });
   }
@@ -197,7 +212,9 @@ final class ServerRequests implements ServerRequestHandler {
     }
     String why = unroutable(caller);
     if (why != null) {
-      LOG.info("[{}] refused a sampling request: {}", server, why);
+      if (refusals.permit()) {
+        LOG.info("[{}] refused a sampling request: {}", server, why);
+      }
       return Future.failedFuture(rpcError(-1, "sampling request refused: " + why));
     }
     JsonObject body = callerFields(caller).put("params", params.copy())
