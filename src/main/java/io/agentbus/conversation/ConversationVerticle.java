@@ -119,7 +119,7 @@ public class ConversationVerticle extends VerticleBase {
     }
     clustered = vertx.isClustered();
     elicitations = new PendingElicitations(vertx);
-    sampling = new SamplingRequests(model, options, conversations, runner.modelName());
+    sampling = new SamplingRequests(model, options, conversations, runner.modelName(), metrics);
     // where the servers' requests during this instance's turns' tool calls come (cluster-wide when clustered)
     String callerAddress = clustered ? Addresses.conversationInstance(ClusterNodes.nodeId(vertx), shard)
       : Addresses.conversationShard(shard);
@@ -528,6 +528,7 @@ public class ConversationVerticle extends VerticleBase {
       .compose(result -> commit(c, from, result))
       .onComplete(ar -> {
         activeTurns--;
+        elicitations.closeConversation(c.id());
         if (ar.failed()) {
           c.rollBack();
           Throwable err = ar.cause();

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * own bus address ({@link Addresses#elicitation}) where the answer is sent. An answer is checked
  * against the requested schema after its defaults are applied (SEP-1034); an invalid one fails
  * with 400 and the elicitation stays open. It is answered {@code cancel} when the call's time
- * runs out, and when the instance stops. At most {@link #MAX_OPEN} are open per instance and
+ * runs out, when the turn ends, and when the instance stops. At most {@link #MAX_OPEN} are open per instance and
  * {@link #MAX_PER_CONVERSATION} per conversation; more are declined at once. Confined to the
  * instance's context.
  */
@@ -110,7 +110,7 @@ final class PendingElicitations {
       }
       JsonObject event = o.eventFields.copy().put("type", "input_required").put("conversationId", conversationId)
         .put("elicitationId", o.id).put("mode", "form").put("message", text).put("requestedSchema", form.schema().copy())
-        .put("timeoutMs", timeout.longValue());
+        .put("timeoutMs", timeout.longValue()).put("expiresAt", System.currentTimeMillis() + timeout.longValue());
       if (body.getValue("server") instanceof String server) {
         event.put("server", server);
       }
@@ -184,6 +184,15 @@ final class PendingElicitations {
     }
     vertx.eventBus().publish(o.eventsAddress, o.eventFields.copy().put("type", "input_resolved")
       .put("conversationId", o.conversationId).put("elicitationId", o.id).put("action", action).put("reason", why));
+  }
+
+  /** Cancels the conversation's open elicitations: its turn ended, so the calls that asked are over. */
+  void closeConversation(String conversationId) {
+    for (Open o : new ArrayList<>(open.values())) {
+      if (o.conversationId.equals(conversationId)) {
+        close(o, "cancel", null, "the turn ended");
+      }
+    }
   }
 
   /** Cancels every open elicitation (the instance stops). */

@@ -1,9 +1,12 @@
 package io.agentbus.conversation;
 
 import io.agentbus.bus.FailureCodes;
+import io.agentbus.metrics.AgentbusMetrics;
 import io.agentbus.model.ModelClient;
+import io.agentbus.model.ModelResponse;
 import io.agentbus.model.ModelRequest;
 import io.agentbus.model.Usage;
+import io.vertx.core.Future;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -25,6 +28,7 @@ final class SamplingRequests {
   static final int MAX_TRACKED = 10_000;
 
   private final ModelClient model;
+  private final AgentbusMetrics metrics;
   private final ConversationOptions options;
   private final ConversationRegistry conversations;
   private final String modelName;
@@ -36,8 +40,10 @@ final class SamplingRequests {
     }
   };
 
-  SamplingRequests(ModelClient model, ConversationOptions options, ConversationRegistry conversations, String modelName) {
+  SamplingRequests(ModelClient model, ConversationOptions options, ConversationRegistry conversations, String modelName,
+                   AgentbusMetrics metrics) {
     this.model = model;
+    this.metrics = metrics;
     this.options = options;
     this.conversations = conversations;
     this.modelName = modelName;
@@ -81,7 +87,10 @@ final class SamplingRequests {
       return;
     }
     count[1]++;
-    model.send(request).onComplete(ar -> {
+    long start = System.nanoTime();
+    Future<ModelResponse> reply = model.send(request);
+    metrics.modelCall(model.provider().id(), start, reply);
+    reply.onComplete(ar -> {
       if (ar.failed()) {
         msg.fail(FailureCodes.UPSTREAM, "model API error: " + ar.cause().getMessage());
         return;

@@ -130,4 +130,29 @@ class PendingElicitationsTest {
         return null;
       })))).onComplete(ctx.succeedingThenComplete());
   }
+
+  @Test
+  void theEndOfATurnCancelsOnlyItsConversationsElicitations(Vertx vertx, VertxTestContext ctx) {
+    JsonObject s = schema(new JsonObject().put("type", "string"));
+    serve(vertx).compose(pending -> required(vertx, "c5", "input_required").compose(opened -> {
+      Future<Message<JsonObject>> ended = ask(vertx, elicit("c4", s, 10_000));
+      Future<Message<JsonObject>> other = ask(vertx, elicit("c5", s, 10_000));
+      return opened.compose(e -> {
+        Promise<Void> closed = Promise.promise();
+        vertx.runOnContext(v -> {
+          pending.closeConversation("c4");
+          closed.complete();
+        });
+        return closed.future();
+      }).compose(v -> ended).map(answer -> {
+        ctx.verify(() -> {
+          assertEquals("cancel", answer.body().getString("action"));
+          assertEquals(1, pending.size());
+          assertTrue(!other.isComplete());
+        });
+        pending.closeAll();
+        return null;
+      });
+    })).onComplete(ctx.succeedingThenComplete());
+  }
 }
