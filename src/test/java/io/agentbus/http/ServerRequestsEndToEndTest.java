@@ -1,11 +1,14 @@
 package io.agentbus.http;
 
+import static io.agentbus.http.ServerRequestsApi.script;
+import static io.agentbus.http.ServerRequestsApi.text;
+import static io.agentbus.http.ServerRequestsApi.toolUse;
+import static io.agentbus.http.ServerRequestsApi.uses;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.agentbus.Agentbus;
 import io.agentbus.AgentbusOptions;
-import io.agentbus.bus.Addresses;
 import io.agentbus.conversation.ConversationOptions;
 import io.agentbus.mcp.SamplingOptions;
 import io.agentbus.mock.MockModelOptions;
@@ -19,19 +22,16 @@ import io.agentbus.testing.InteropServers;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -54,24 +54,8 @@ class ServerRequestsEndToEndTest {
   static MockModelServer mock;
   static Agentbus agentbus;
   static HttpApiVerticle api;
-  static WebClient web;
+  static ServerRequestsApi calls;
   static HttpClient http;
-
-  static JsonObject toolUse(String name, JsonObject input) {
-    return new JsonObject().put("type", "tool_use").put("name", name).put("input", input);
-  }
-
-  static JsonObject script(String match, JsonObject... replies) {
-    return new JsonObject().put("match", match).put("replies", new JsonArray(List.of((Object[]) replies)));
-  }
-
-  static JsonObject uses(JsonObject... blocks) {
-    return new JsonObject().put("content", new JsonArray(List.of((Object[]) blocks)));
-  }
-
-  static JsonObject text(String text) {
-    return new JsonObject().put("text", text);
-  }
 
   @BeforeAll
   static void start(Vertx vertx, VertxTestContext ctx) {
@@ -106,7 +90,7 @@ class ServerRequestsEndToEndTest {
         return vertx.deployVerticle(api);
       })
       .onComplete(ctx.succeeding(id -> {
-        web = WebClient.create(vertx);
+        calls = new ServerRequestsApi(WebClient.create(vertx), api.actualPort());
         http = vertx.createHttpClient();
         ctx.completeNow();
       }));
@@ -117,67 +101,9 @@ class ServerRequestsEndToEndTest {
     agentbus.close().eventually(() -> mock.close()).onComplete(ctx.succeedingThenComplete());
   }
 
-  static Future<HttpResponse<Buffer>> post(String path, String token, JsonObject body) {
-    return web.request(HttpMethod.POST, api.actualPort(), "127.0.0.1", path).bearerTokenAuthentication(token).sendJsonObject(body);
-  }
-
-  static Future<String> create(String token, JsonObject body) {
-    return post("/v1/conversations", token, body).map(r -> r.bodyAsJsonObject().getString("id"));
-  }
-
-  static Future<JsonObject> send(String id, String token, String content) {
-    return post("/v1/conversations/" + id + "/messages", token, new JsonObject().put("content", content))
-      .map(r -> {
-        if (r.statusCode() != 200) {
-          throw new AssertionError("turn failed: " + r.statusCode() + " " + r.bodyAsString());
-        }
-        return r.bodyAsJsonObject();
-      });
-  }
-
-  static Future<HttpResponse<Buffer>> answer(String id, String elicitationId, String token, JsonObject body) {
-    return post("/v1/conversations/" + id + "/elicitations/" + elicitationId, token, body);
-  }
-
-  /** Subscribes to the conversation's events; completes once subscribed, with the first matching event. */
-  static Future<Future<JsonObject>> awaitEvent(Vertx vertx, String id, Predicate<JsonObject> match) {
-    Promise<JsonObject> seen = Promise.promise();
-    var consumer = vertx.eventBus().<JsonObject>consumer(Addresses.conversationEvents(id));
-    consumer.handler(m -> {
-      if (match.test(m.body())) {
-        seen.tryComplete(m.body());
-      }
-    });
-    return consumer.completion().map(v -> seen.future());
-  }
-
-  static Predicate<JsonObject> type(String type) {
-    return e -> type.equals(e.getString("type"));
-  }
-
-  /** @return the text of the last tool_result in the conversation's history */
-  static Future<String> lastToolResult(String id, String token) {
-    return web.request(HttpMethod.GET, api.actualPort(), "127.0.0.1", "/v1/conversations/" + id).bearerTokenAuthentication(token)
-      .send().map(r -> {
-        JsonArray messages = r.bodyAsJsonObject().getJsonArray("messages");
-        String found = null;
-        for (Object m : messages) {
-          if (((JsonObject) m).getValue("content") instanceof JsonArray blocks) {
-            for (Object b : blocks) {
-              JsonObject block = (JsonObject) b;
-              if ("tool_result".equals(block.getString("type"))) {
-                found = block.encode();
-              }
-            }
-          }
-        }
-        return found;
-      });
-  }
-
   @Test
   void anElicitationReachesItsUserOverSseAndTheCheckedAnswerWithDefaultsReachesTheServer(Vertx vertx, VertxTestContext ctx) {
-    create(ALICE, new JsonObject()).compose(id -> {
+    calls.create(ALICE, new JsonObject()).compose(id -> {
       RequestOptions options = new RequestOptions().setMethod(HttpMethod.POST).setHost("127.0.0.1").setPort(api.actualPort())
         .setURI("/v1/conversations/" + id + "/messages").putHeader("Authorization", "Bearer " + ALICE)
         .putHeader("Accept", "text/event-stream").putHeader("Content-Type", "application/json");
@@ -192,15 +118,15 @@ class ServerRequestsEndToEndTest {
               JsonObject e = new JsonObject(ev.data());
               String eid = e.getString("elicitationId");
               // too short a name: 400 naming the violation, and the elicitation stays open
-              answer(id, eid, ALICE, new JsonObject().put("action", "accept").put("content", new JsonObject().put("name", "x")))
+              calls.answer(id, eid, ALICE, new JsonObject().put("action", "accept").put("content", new JsonObject().put("name", "x")))
                 .compose(r -> {
                   answers.add(r.statusCode() + " " + r.bodyAsString());
-                  return answer(id, eid, BOB, new JsonObject().put("action", "accept")
+                  return calls.answer(id, eid, BOB, new JsonObject().put("action", "accept")
                     .put("content", new JsonObject().put("name", "Mallory")));
                 })
                 .compose(r -> {
                   answers.add(r.statusCode() + " " + r.bodyAsString());
-                  return answer(id, eid, ALICE, new JsonObject().put("action", "accept").put("content", new JsonObject().put("name", "Ada")));
+                  return calls.answer(id, eid, ALICE, new JsonObject().put("action", "accept").put("content", new JsonObject().put("name", "Ada")));
                 })
                 .onSuccess(r -> answers.add(r.statusCode() + " " + r.bodyAsString()))
                 .onFailure(done::tryFail);
@@ -209,7 +135,7 @@ class ServerRequestsEndToEndTest {
           resp.endHandler(v -> done.tryComplete(events));
         }).onFailure(done::tryFail);
         return req.end(new JsonObject().put("content", "ASK").toBuffer()).compose(v -> done.future());
-      }).compose(events -> lastToolResult(id, ALICE).map(result -> {
+      }).compose(events -> calls.lastToolResult(id, ALICE).map(result -> {
         ctx.verify(() -> {
           SseEvent required = events.stream().filter(e -> "input_required".equals(e.event())).findFirst().orElseThrow();
           JsonObject e = new JsonObject(required.data());
@@ -237,12 +163,12 @@ class ServerRequestsEndToEndTest {
 
   @Test
   void aDeclineReachesTheServerAndAnAnsweredElicitationIsGone(Vertx vertx, VertxTestContext ctx) {
-    create(ALICE, new JsonObject()).compose(id -> awaitEvent(vertx, id, type("input_required")).compose(required -> {
-      Future<JsonObject> turn = send(id, ALICE, "ASK");
-      return required.compose(e -> answer(id, e.getString("elicitationId"), ALICE, new JsonObject().put("action", "decline"))
-          .compose(first -> answer(id, e.getString("elicitationId"), ALICE, new JsonObject().put("action", "decline"))
+    calls.create(ALICE, new JsonObject()).compose(id -> ServerRequestsApi.awaitEvent(vertx, id, ServerRequestsApi.type("input_required")).compose(required -> {
+      Future<JsonObject> turn = calls.send(id, ALICE, "ASK");
+      return required.compose(e -> calls.answer(id, e.getString("elicitationId"), ALICE, new JsonObject().put("action", "decline"))
+          .compose(first -> calls.answer(id, e.getString("elicitationId"), ALICE, new JsonObject().put("action", "decline"))
             .map(second -> List.of(first, second))))
-        .compose(replies -> turn.compose(result -> lastToolResult(id, ALICE)).map(result -> {
+        .compose(replies -> turn.compose(result -> calls.lastToolResult(id, ALICE)).map(result -> {
           ctx.verify(() -> {
             assertEquals(200, replies.get(0).statusCode(), replies.get(0).bodyAsString());
             assertEquals(404, replies.get(1).statusCode(), replies.get(1).bodyAsString());
@@ -255,8 +181,8 @@ class ServerRequestsEndToEndTest {
 
   @Test
   void noAnswerWithinTheCallsDeadlineCancels(Vertx vertx, VertxTestContext ctx) {
-    create(ALICE, new JsonObject()).compose(id -> awaitEvent(vertx, id, type("input_resolved")).compose(resolved ->
-      send(id, ALICE, "ASK_SHORT").compose(r -> resolved).compose(event -> lastToolResult(id, ALICE).map(result -> {
+    calls.create(ALICE, new JsonObject()).compose(id -> ServerRequestsApi.awaitEvent(vertx, id, ServerRequestsApi.type("input_resolved")).compose(resolved ->
+      calls.send(id, ALICE, "ASK_SHORT").compose(r -> resolved).compose(event -> calls.lastToolResult(id, ALICE).map(result -> {
         ctx.verify(() -> {
           assertEquals("cancel", event.getString("action"));
           assertEquals("timeout", event.getString("reason"));
@@ -268,8 +194,8 @@ class ServerRequestsEndToEndTest {
 
   @Test
   void anElicitationOutsideAnyCallIsDeclinedWithTheReason(VertxTestContext ctx) {
-    create(ALICE, new JsonObject()).compose(id -> send(id, ALICE, "LATER").compose(r -> send(id, ALICE, "OUTSIDE"))
-      .compose(r -> lastToolResult(id, ALICE)).map(result -> {
+    calls.create(ALICE, new JsonObject()).compose(id -> calls.send(id, ALICE, "LATER").compose(r -> calls.send(id, ALICE, "OUTSIDE"))
+      .compose(r -> calls.lastToolResult(id, ALICE)).map(result -> {
         ctx.verify(() -> {
           assertTrue(result.contains("\\\"action\\\":\\\"decline\\\""), result);
           assertTrue(result.contains("outside any tool call"), result);
@@ -280,8 +206,8 @@ class ServerRequestsEndToEndTest {
 
   @Test
   void answersForUnknownElicitationsAndBadBodiesAreRefused(VertxTestContext ctx) {
-    create(ALICE, new JsonObject()).compose(id -> answer(id, "nope", ALICE, new JsonObject().put("action", "accept"))
-      .compose(unknown -> answer(id, "nope", ALICE, new JsonObject().put("action", "maybe")).map(bad -> {
+    calls.create(ALICE, new JsonObject()).compose(id -> calls.answer(id, "nope", ALICE, new JsonObject().put("action", "accept"))
+      .compose(unknown -> calls.answer(id, "nope", ALICE, new JsonObject().put("action", "maybe")).map(bad -> {
         ctx.verify(() -> {
           assertEquals(404, unknown.statusCode(), unknown.bodyAsString());
           assertEquals(400, bad.statusCode(), bad.bodyAsString());
@@ -293,12 +219,12 @@ class ServerRequestsEndToEndTest {
   @Test
   void rootsAreTheConversationsOwnElseTheServersAndChangesAreAnnounced(VertxTestContext ctx) {
     JsonArray own = new JsonArray().add(new JsonObject().put("uri", "file:///home/alice").put("name", "home"));
-    create(ALICE, new JsonObject().put("roots", own))
-      .compose(id -> send(id, ALICE, "ROOTS").compose(r -> lastToolResult(id, ALICE)))
-      .compose(withOwn -> create(ALICE, new JsonObject())
-        .compose(id -> send(id, ALICE, "ROOTS").compose(r -> send(id, ALICE, "INFO")).compose(r -> lastToolResult(id, ALICE))
-          .compose(info -> lastToolResultOf(id, "roots").map(serverRoots -> List.of(withOwn, serverRoots, info)))))
-      .compose(results -> post("/v1/conversations", ALICE, new JsonObject().put("roots", new JsonArray().add(new JsonObject()
+    calls.create(ALICE, new JsonObject().put("roots", own))
+      .compose(id -> calls.send(id, ALICE, "ROOTS").compose(r -> calls.lastToolResult(id, ALICE)))
+      .compose(withOwn -> calls.create(ALICE, new JsonObject())
+        .compose(id -> calls.send(id, ALICE, "ROOTS").compose(r -> calls.send(id, ALICE, "INFO")).compose(r -> calls.lastToolResult(id, ALICE))
+          .compose(info -> calls.toolResults(id, ALICE).map(all -> all.stream().filter(r -> r.contains("roots")).findFirst().orElse("")).map(serverRoots -> List.of(withOwn, serverRoots, info)))))
+      .compose(results -> calls.post("/v1/conversations", ALICE, new JsonObject().put("roots", new JsonArray().add(new JsonObject()
         .put("uri", "http://not-a-file")))).map(bad -> {
         ctx.verify(() -> {
           assertTrue(results.get(0).contains("file:///home/alice"), results.get(0));
@@ -312,39 +238,10 @@ class ServerRequestsEndToEndTest {
       })).onComplete(ctx.succeedingThenComplete());
   }
 
-  /** @return the tool_result that answered the first call of {@code tool} in the history */
-  static Future<String> lastToolResultOf(String id, String marker) {
-    return web.request(HttpMethod.GET, api.actualPort(), "127.0.0.1", "/v1/conversations/" + id).bearerTokenAuthentication(ALICE)
-      .send().map(r -> {
-        for (Object m : r.bodyAsJsonObject().getJsonArray("messages")) {
-          if (((JsonObject) m).getValue("content") instanceof JsonArray blocks) {
-            for (Object b : blocks) {
-              JsonObject block = (JsonObject) b;
-              if ("tool_result".equals(block.getString("type")) && block.encode().contains(marker)) {
-                return block.encode();
-              }
-            }
-          }
-        }
-        return "";
-      });
-  }
-
   @Test
   void samplingGoesToTheConversationsModelWithinItsPerTurnLimit(VertxTestContext ctx) {
-    create(ALICE, new JsonObject()).compose(id -> send(id, ALICE, "PLEASE_SAMPLE").compose(result ->
-      web.request(HttpMethod.GET, api.actualPort(), "127.0.0.1", "/v1/conversations/" + id).bearerTokenAuthentication(ALICE).send()
-        .map(r -> {
-          List<String> results = new ArrayList<>();
-          for (Object m : r.bodyAsJsonObject().getJsonArray("messages")) {
-            if (((JsonObject) m).getValue("content") instanceof JsonArray blocks) {
-              blocks.forEach(b -> {
-                if ("tool_result".equals(((JsonObject) b).getString("type"))) {
-                  results.add(((JsonObject) b).encode());
-                }
-              });
-            }
-          }
+    calls.create(ALICE, new JsonObject()).compose(id -> calls.send(id, ALICE, "PLEASE_SAMPLE").compose(result ->
+      calls.toolResults(id, ALICE).map(results -> {
           ctx.verify(() -> {
             assertEquals("sampled twice", result.getString("answer"));
             assertEquals(2, results.size(), results::toString);
