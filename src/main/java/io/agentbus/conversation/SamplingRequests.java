@@ -13,6 +13,7 @@ import io.vertx.core.json.JsonObject;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The {@code sample} action: a server asks, during a tool call of a running turn, for a model
@@ -87,16 +88,22 @@ final class SamplingRequests {
       return;
     }
     count[1]++;
+    int turn = c.turns();
+    long timeoutMs = body.getValue("timeoutMs") instanceof Number n ? Math.max(1, n.longValue()) : options.getTurnTimeoutMs();
     long start = System.nanoTime();
     Future<ModelResponse> reply = model.send(request);
     metrics.modelCall(model.provider().id(), start, reply);
-    reply.onComplete(ar -> {
+    // never outlives the tool call that asked
+    reply.timeout(timeoutMs, TimeUnit.MILLISECONDS).onComplete(ar -> {
       if (ar.failed()) {
         msg.fail(FailureCodes.UPSTREAM, "model API error: " + ar.cause().getMessage());
         return;
       }
       Usage u = ar.result().usage() == null ? Usage.ZERO : ar.result().usage();
-      c.addSideUsage(u);
+      // the turn that asked is still the one running here: its usage is this context's to change
+      if (c.busy() && c.turns() == turn) {
+        c.addSideUsage(u);
+      }
       String text = ar.result().text();
       msg.reply(new JsonObject().put("role", "assistant")
         .put("content", new JsonObject().put("type", "text").put("text", text == null ? "" : text))
