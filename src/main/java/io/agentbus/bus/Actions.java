@@ -52,6 +52,11 @@ public final class Actions {
    * action: accept|decline|cancel, content?}}); reply {@code {elicitationId, action, content?}}.
    */
   public static final String ANSWER = "answer";
+  /**
+   * Conversation: the open elicitations of a conversation ({@code {id, tenant?}}); reply
+   * {@code {elicitations: [input_required events]}}.
+   */
+  public static final String ELICITATIONS = "elicitations";
   /** Conversation shard: refuse new turns, reply when the running ones are done. */
   public static final String DRAIN = "drain";
 

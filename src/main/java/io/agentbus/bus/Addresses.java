@@ -75,4 +75,9 @@ public final class Addresses {
   public static String elicitation(String elicitationId) {
     return CONVERSATION + ".elicitation." + elicitationId;
   }
+
+  /** @return where one conversation's open elicitations are listed (while it has any) */
+  public static String conversationElicitations(String conversationId) {
+    return CONVERSATION + "." + conversationId + ".elicitations";
+  }
 }

@@ -208,8 +208,12 @@ public class ConversationVerticle extends VerticleBase {
       ElicitationAnswers.forward(vertx, msg, body);
       return;
     }
+    if (Actions.ELICITATIONS.equals(action)) {
+      ElicitationAnswers.list(vertx, msg, body);
+      return;
+    }
     if (!Actions.SEND.equals(action) && !Actions.GET.equals(action) && !Actions.DELETE.equals(action)) {
-      msg.fail(FailureCodes.NOT_FOUND, "unknown action '" + action + "' (create, send, get, delete, list, answer)");
+      msg.fail(FailureCodes.NOT_FOUND, "unknown action '" + action + "' (create, send, get, delete, list, answer, elicitations)");
       return;
     }
     if (!(body.getValue("id") instanceof String id)) {

@@ -50,6 +50,8 @@ final class PendingElicitations {
     final JsonObject eventFields;
     long timer = -1;
     MessageConsumer<JsonObject> consumer;
+    /** The {@code input_required} event, once published (what {@code elicitations} lists). */
+    JsonObject event;
 
     Open(String conversationId, String tenant, ElicitationForm form, Message<JsonObject> request, String eventsAddress,
          JsonObject eventFields) {
@@ -65,6 +67,8 @@ final class PendingElicitations {
 
   private final Vertx vertx;
   private final Map<String, Open> open = new LinkedHashMap<>();
+  /** Per conversation with open elicitations: the consumer that lists them. */
+  private final Map<String, MessageConsumer<JsonObject>> listings = new LinkedHashMap<>();
 
   PendingElicitations(Vertx vertx) {
     this.vertx = vertx;
@@ -117,8 +121,23 @@ final class PendingElicitations {
       if (body.getValue("toolUseId") instanceof String use) {
         event.put("tool_use_id", use);
       }
+      o.event = event;
+      listings.computeIfAbsent(conversationId, id -> vertx.eventBus().<JsonObject>consumer(
+        Addresses.conversationElicitations(id), m -> list(id, m)));
       vertx.eventBus().publish(o.eventsAddress, event);
     });
+  }
+
+  /** Lists a conversation's open elicitations ({@code input_required} events) to its tenant; to others none. */
+  private void list(String conversationId, Message<JsonObject> msg) {
+    Object tenant = msg.body() == null ? null : msg.body().getValue("tenant");
+    io.vertx.core.json.JsonArray items = new io.vertx.core.json.JsonArray();
+    for (Open o : open.values()) {
+      if (o.conversationId.equals(conversationId) && o.event != null && Objects.equals(o.tenant, tenant)) {
+        items.add(o.event.copy());
+      }
+    }
+    msg.reply(new JsonObject().put("elicitations", items));
   }
 
   private static JsonObject decline(String reason) {
@@ -173,6 +192,12 @@ final class PendingElicitations {
     vertx.cancelTimer(o.timer);
     if (o.consumer != null) {
       o.consumer.unregister();
+    }
+    if (open.values().stream().noneMatch(other -> other.conversationId.equals(o.conversationId))) {
+      MessageConsumer<JsonObject> listing = listings.remove(o.conversationId);
+      if (listing != null) {
+        listing.unregister();
+      }
     }
     JsonObject result = new JsonObject().put("action", action);
     if (content != null) {

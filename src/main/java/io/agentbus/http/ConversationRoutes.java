@@ -147,6 +147,12 @@ final class ConversationRoutes {
     });
   }
 
+  /** {@code GET /v1/conversations/:id/elicitations} → {@code {elicitations: [input_required events]}}: the open ones. */
+  void elicitations(RoutingContext ctx) {
+    String id = conversationId(ctx);
+    reply(ctx, bus.conversation(id, Actions.ELICITATIONS, withTenant(new JsonObject().put("id", id), ctx), BusRequests.SHORT_TIMEOUT_MS), 200);
+  }
+
   private static boolean wantsEvents(RoutingContext ctx) {
     String accept = ctx.request().getHeader(HttpHeaders.ACCEPT);
     return accept != null && accept.contains("text/event-stream");

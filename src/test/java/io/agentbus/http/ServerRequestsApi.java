@@ -67,6 +67,17 @@ final class ServerRequestsApi {
     return post("/v1/conversations/" + id + "/elicitations/" + elicitationId, token, body);
   }
 
+  /** @return the conversation's open elicitations as the token's tenant sees them */
+  Future<JsonArray> openElicitations(String id, String token) {
+    return web.request(HttpMethod.GET, port, "127.0.0.1", "/v1/conversations/" + id + "/elicitations").bearerTokenAuthentication(token)
+      .send().map(r -> {
+        if (r.statusCode() != 200) {
+          throw new AssertionError(r.statusCode() + " " + r.bodyAsString());
+        }
+        return r.bodyAsJsonObject().getJsonArray("elicitations");
+      });
+  }
+
   /** Subscribes to the conversation's events; completes once subscribed, with the first matching event. */
   static Future<Future<JsonObject>> awaitEvent(Vertx vertx, String id, Predicate<JsonObject> match) {
     Promise<JsonObject> seen = Promise.promise();

@@ -165,10 +165,25 @@ class ServerRequestsEndToEndTest {
   void aDeclineReachesTheServerAndAnAnsweredElicitationIsGone(Vertx vertx, VertxTestContext ctx) {
     calls.create(ALICE, new JsonObject()).compose(id -> ServerRequestsApi.awaitEvent(vertx, id, ServerRequestsApi.type("input_required")).compose(required -> {
       Future<JsonObject> turn = calls.send(id, ALICE, "ASK");
-      return required.compose(e -> calls.answer(id, e.getString("elicitationId"), ALICE, new JsonObject().put("action", "decline"))
+      return required
+        // a client that missed the event finds it open; another tenant sees nothing
+        .compose(e -> calls.openElicitations(id, ALICE).compose(mine -> calls.openElicitations(id, BOB).map(theirs -> {
+          ctx.verify(() -> {
+            assertEquals(1, mine.size(), mine::encode);
+            assertEquals(e.getString("elicitationId"), mine.getJsonObject(0).getString("elicitationId"));
+            assertEquals(ElicitingServer.SCHEMA, mine.getJsonObject(0).getJsonObject("requestedSchema"));
+            assertEquals(0, theirs.size(), theirs::encode);
+          });
+          return e;
+        })))
+        .compose(e -> calls.answer(id, e.getString("elicitationId"), ALICE, new JsonObject().put("action", "decline"))
           .compose(first -> calls.answer(id, e.getString("elicitationId"), ALICE, new JsonObject().put("action", "decline"))
             .map(second -> List.of(first, second))))
-        .compose(replies -> turn.compose(result -> calls.lastToolResult(id, ALICE)).map(result -> {
+        .compose(replies -> turn.compose(result -> calls.lastToolResult(id, ALICE))
+          .compose(result -> calls.openElicitations(id, ALICE).map(after -> {
+            ctx.verify(() -> assertEquals(0, after.size(), after::encode));
+            return result;
+          })).map(result -> {
           ctx.verify(() -> {
             assertEquals(200, replies.get(0).statusCode(), replies.get(0).bodyAsString());
             assertEquals(404, replies.get(1).statusCode(), replies.get(1).bodyAsString());
