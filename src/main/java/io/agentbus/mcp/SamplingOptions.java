@@ -14,11 +14,14 @@ import io.vertx.core.json.JsonObject;
  */
 public record SamplingOptions(boolean enabled, int maxTokens, int maxCallsPerTurn, String approval) {
 
+  /** {@code sampling.maxTokens} when not set. */
   public static final int DEFAULT_MAX_TOKENS = 1024;
+  /** {@code sampling.maxCallsPerTurn} when not set. */
   public static final int DEFAULT_MAX_CALLS_PER_TURN = 3;
   /** Sampling off. */
   public static final SamplingOptions DISABLED = new SamplingOptions(false, DEFAULT_MAX_TOKENS, DEFAULT_MAX_CALLS_PER_TURN, "never");
 
+  /** @throws IllegalArgumentException for a limit below 1 or an approval other than {@code never} */
   public SamplingOptions {
     if (maxTokens < 1 || maxCallsPerTurn < 1) {
       throw new IllegalArgumentException("sampling.maxTokens and sampling.maxCallsPerTurn must be >= 1");
