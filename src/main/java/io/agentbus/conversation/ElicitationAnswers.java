@@ -7,6 +7,7 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -67,7 +68,7 @@ final class ElicitationAnswers {
         if (ar.succeeded()) {
           msg.reply(ar.result().body());
         } else if (ar.cause() instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS) {
-          msg.reply(new JsonObject().put("elicitations", new io.vertx.core.json.JsonArray()));
+          msg.reply(new JsonObject().put("elicitations", new JsonArray()));
         } else {
           msg.fail(FailureCodes.UNAVAILABLE, "the open elicitations could not be listed: " + ar.cause().getMessage());
         }

@@ -7,6 +7,7 @@ import io.agentbus.mcp.ElicitationForm;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -131,7 +132,7 @@ final class PendingElicitations {
   /** Lists a conversation's open elicitations ({@code input_required} events) to its tenant; to others none. */
   private void list(String conversationId, Message<JsonObject> msg) {
     Object tenant = msg.body() == null ? null : msg.body().getValue("tenant");
-    io.vertx.core.json.JsonArray items = new io.vertx.core.json.JsonArray();
+    JsonArray items = new JsonArray();
     for (Open o : open.values()) {
       if (o.conversationId.equals(conversationId) && o.event != null && Objects.equals(o.tenant, tenant)) {
         items.add(o.event.copy());
