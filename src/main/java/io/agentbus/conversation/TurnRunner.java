@@ -273,7 +273,14 @@ final class TurnRunner {
       body.put("tenant", t.conversation.tenant());
     }
     if (callerAddress != null || t.conversation.roots() != null) {
-      body.put("caller", new JsonObject().put("address", callerAddress).put("roots", t.conversation.roots()));
+      JsonObject caller = new JsonObject();
+      if (callerAddress != null) {
+        caller.put("address", callerAddress);
+      }
+      if (t.conversation.roots() != null) {
+        caller.put("roots", t.conversation.roots());
+      }
+      body.put("caller", caller);
     }
     if (options.getToolTimeoutMs() != null) {
       body.put("timeoutMs", options.getToolTimeoutMs());
