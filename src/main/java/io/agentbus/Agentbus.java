@@ -172,7 +172,7 @@ public final class Agentbus {
     return p.future();
   }
 
-  /** Creates a conversation: {@code {system?, tools?, tenant?}} → {@code {id}}. */
+  /** Creates a conversation: {@code {system?, tools?, roots?, tenant?}} → {@code {id}}. */
   public Future<String> createConversation(JsonObject body) {
     return request(Addresses.CONVERSATION, Actions.CREATE, body == null ? new JsonObject() : body, 30_000)
       .map(reply -> reply.getString("id"));
@@ -182,6 +182,17 @@ public final class Agentbus {
   public Future<JsonObject> send(String conversationId, Object content) {
     return conversation(conversationId, Actions.SEND, new JsonObject().put("id", conversationId).put("content", content),
       TURN_TIMEOUT_MS);
+  }
+
+  /**
+   * Answers an elicitation of the conversation (an {@code input_required} event on
+   * {@code agentbus.conversation.<id>.events}): {@code answer} is {@code {action: accept|decline|cancel,
+   * content?}}; completes with {@code {elicitationId, action, content?}} (the defaults applied), fails
+   * with 400 naming the violations (the elicitation stays open) or 404 when it is not open.
+   */
+  public Future<JsonObject> answerElicitation(String conversationId, String elicitationId, JsonObject answer) {
+    JsonObject body = (answer == null ? new JsonObject() : answer.copy()).put("id", conversationId).put("elicitationId", elicitationId);
+    return request(Addresses.CONVERSATION, Actions.ANSWER, body, 30_000);
   }
 
   /** @return the conversation's history and usage */

@@ -46,6 +46,28 @@ public final class Actions {
   public static final String DELETE = "delete";
   /** Conversation: list the caller tenant's conversations, newest first ({@code {limit?, after?, tenant?}}). */
   public static final String LIST = "list";
+  /**
+   * Conversation instance running a turn: a server asks the conversation's user for input during
+   * a tool call ({@code {conversationId, tenant?, server, toolUseId?, message, requestedSchema,
+   * timeoutMs, eventsAddress?, eventFields?}}); reply the MCP {@code ElicitResult}.
+   */
+  public static final String ELICIT = "elicit";
+  /**
+   * Conversation instance running a turn: a server asks for a model completion during a tool call
+   * ({@code {conversationId, tenant?, server, params, maxTokens, maxCallsPerTurn, timeoutMs}});
+   * reply the MCP {@code CreateMessageResult}.
+   */
+  public static final String SAMPLE = "sample";
+  /**
+   * Conversation: the user's answer to an open elicitation ({@code {id, elicitationId, tenant?,
+   * action: accept|decline|cancel, content?}}); reply {@code {elicitationId, action, content?}}.
+   */
+  public static final String ANSWER = "answer";
+  /**
+   * Conversation: the open elicitations of a conversation ({@code {id, tenant?}}); reply
+   * {@code {elicitations: [input_required events]}}.
+   */
+  public static final String ELICITATIONS = "elicitations";
   /** Conversation shard: refuse new turns, reply when the running ones are done. */
   public static final String DRAIN = "drain";
 

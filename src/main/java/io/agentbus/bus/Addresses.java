@@ -62,4 +62,22 @@ public final class Addresses {
   public static String conversationEvents(String conversationId) {
     return CONVERSATION + "." + conversationId + ".events";
   }
+
+  /**
+   * @return the cluster-wide address of one conversation instance of one node, where the
+   *     servers' requests during its turns' tool calls are sent
+   */
+  public static String conversationInstance(String nodeId, int shard) {
+    return CONVERSATION + ".node." + nodeId + ".shard." + shard;
+  }
+
+  /** @return the address of one open elicitation (its answer is sent there) */
+  public static String elicitation(String elicitationId) {
+    return CONVERSATION + ".elicitation." + elicitationId;
+  }
+
+  /** @return where one conversation's open elicitations are listed (while it has any) */
+  public static String conversationElicitations(String conversationId) {
+    return CONVERSATION + "." + conversationId + ".elicitations";
+  }
 }

@@ -35,7 +35,11 @@ public final class Conversation {
   private volatile boolean deleted;
   private volatile long lastActiveNanos = System.nanoTime();
   private Usage usage = Usage.ZERO;
+  /** Usage of the running turn spent outside its model calls (sampling for its tools' servers). */
+  private Usage sideUsage = Usage.ZERO;
   private int turns;
+  /** The roots its tool calls' servers are offered, or {@code null} for each server's own. */
+  private volatile JsonArray roots;
   private volatile List<JsonObject> committedHistory = List.of();
   private volatile Usage committedUsage = Usage.ZERO;
   private volatile int committedTurns;
@@ -58,6 +62,7 @@ public final class Conversation {
   static Conversation fromStored(StoredConversation stored) {
     Conversation c = new Conversation(stored.id(), stored.tenant(), stored.system(),
       ToolSelection.fromJson(stored.tools()), stored.createdAt());
+    c.roots = stored.tools() != null && stored.tools().getValue("roots") instanceof JsonArray r ? r : null;
     c.history.addAll(stored.messages());
     c.usage = Usage.fromJson(stored.usage());
     c.turns = (int) Math.min(Integer.MAX_VALUE, stored.version());
@@ -97,6 +102,7 @@ public final class Conversation {
 
   /** The owner's turn did not commit: the history, usage and turn count go back to the last commit. */
   void rollBack() {
+    sideUsage = Usage.ZERO;
     history.subList(committedHistory.size(), history.size()).clear();
     usage = committedUsage;
     turns = committedTurns;
@@ -131,6 +137,36 @@ public final class Conversation {
 
   void addUsage(Usage u) {
     usage = usage.plus(u);
+  }
+
+  /** Adds usage spent for the running turn outside its model calls (it counts in the turn's usage). */
+  void addSideUsage(Usage u) {
+    usage = usage.plus(u);
+    sideUsage = sideUsage.plus(u);
+  }
+
+  /** @return the side usage since the last call, which is reset */
+  Usage takeSideUsage() {
+    Usage u = sideUsage;
+    sideUsage = Usage.ZERO;
+    return u;
+  }
+
+  /** @return the roots its tool calls' servers are offered, or {@code null} for each server's own */
+  public JsonArray roots() {
+    return roots;
+  }
+
+  /** Sets the roots (checked by the caller); @return this */
+  Conversation withRoots(JsonArray roots) {
+    this.roots = roots;
+    return this;
+  }
+
+  /** @return what the store keeps of its tool selection and roots */
+  JsonObject storedTools() {
+    JsonObject stored = tools.toStored();
+    return roots == null ? stored : stored.put("roots", roots.copy());
   }
 
   public int turns() {
@@ -205,6 +241,9 @@ public final class Conversation {
       .put("busy", claimed.get())
       .put("createdAt", createdAtMs)
       .put("tools", tools.toJson());
+    if (roots != null) {
+      json.put("roots", roots.copy());
+    }
     if (tenant != null) {
       json.put("tenant", tenant);
     }

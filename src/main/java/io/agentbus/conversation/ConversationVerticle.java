@@ -11,6 +11,7 @@ import io.agentbus.cluster.ClusterNodes;
 import io.agentbus.dispatch.DispatcherOptions;
 import io.agentbus.dispatch.ToolDispatcher;
 import io.agentbus.limits.JsonHeap;
+import io.agentbus.mcp.McpRoots;
 import io.agentbus.metrics.AgentbusMetrics;
 import io.agentbus.model.ModelClient;
 import io.agentbus.model.ModelException;
@@ -85,6 +86,8 @@ public class ConversationVerticle extends VerticleBase {
   private boolean clustered;
   private boolean draining;
   private final List<Message<JsonObject>> drainWaiters = new ArrayList<>();
+  private PendingElicitations elicitations;
+  private SamplingRequests sampling;
 
   /**
    * @param store where conversations are kept; shared by every instance of the deployment and
@@ -115,6 +118,12 @@ public class ConversationVerticle extends VerticleBase {
       vertx.setPeriodic(every, t -> forgetIdle());
     }
     clustered = vertx.isClustered();
+    elicitations = new PendingElicitations(vertx);
+    sampling = new SamplingRequests(model, options, conversations, runner.modelName(), metrics);
+    // where the servers' requests during this instance's turns' tool calls come (cluster-wide when clustered)
+    String callerAddress = clustered ? Addresses.conversationInstance(ClusterNodes.nodeId(vertx), shard)
+      : Addresses.conversationShard(shard);
+    runner.callerAddress(callerAddress);
     // the front address is cluster-wide (a node without conversations sends its turns here);
     // a shard address names an instance of this node only
     var front = vertx.eventBus().<JsonObject>consumer(Addresses.CONVERSATION, this::onRequest);
@@ -123,11 +132,15 @@ public class ConversationVerticle extends VerticleBase {
       return Future.all(front.completion(), own.completion());
     }
     var node = vertx.eventBus().<JsonObject>consumer(Addresses.conversationNode(ClusterNodes.nodeId(vertx)), this::onRequest);
-    return Future.all(front.completion(), own.completion(), node.completion());
+    var instance = vertx.eventBus().<JsonObject>consumer(callerAddress, this::onRequest);
+    return Future.all(front.completion(), own.completion(), node.completion(), instance.completion());
   }
 
   @Override
   public Future<?> stop() {
+    if (elicitations != null) {
+      elicitations.closeAll();
+    }
     if (shard >= 0) {
       shards().remove(String.valueOf(shard));
     }
@@ -183,8 +196,24 @@ public class ConversationVerticle extends VerticleBase {
       list(msg, body);
       return;
     }
+    if (Actions.ELICIT.equals(action)) {
+      elicitations.open(msg);
+      return;
+    }
+    if (Actions.SAMPLE.equals(action)) {
+      sampling.handle(msg);
+      return;
+    }
+    if (Actions.ANSWER.equals(action)) {
+      ElicitationAnswers.forward(vertx, msg, body);
+      return;
+    }
+    if (Actions.ELICITATIONS.equals(action)) {
+      ElicitationAnswers.list(vertx, msg, body);
+      return;
+    }
     if (!Actions.SEND.equals(action) && !Actions.GET.equals(action) && !Actions.DELETE.equals(action)) {
-      msg.fail(FailureCodes.NOT_FOUND, "unknown action '" + action + "' (create, send, get, delete, list)");
+      msg.fail(FailureCodes.NOT_FOUND, "unknown action '" + action + "' (create, send, get, delete, list, answer, elicitations)");
       return;
     }
     if (!(body.getValue("id") instanceof String id)) {
@@ -382,14 +411,21 @@ public class ConversationVerticle extends VerticleBase {
       }
       arr.forEach(o -> patterns.add((String) o));
     }
+    JsonArray roots;
+    try {
+      roots = McpRoots.check(body.getValue("roots"), "field 'roots'");
+    } catch (IllegalArgumentException e) {
+      msg.fail(FailureCodes.BAD_REQUEST, e.getMessage());
+      return;
+    }
     if (!roomFor(1, 0)) {
       fail(msg, memoryFull());
       return;
     }
     String id = ConversationIds.newId(shard);
     Conversation c = new Conversation(id, tenant, system != null ? system : options.getSystem(),
-      patterns.isEmpty() ? ToolSelection.ALL : new ToolSelection(patterns));
-    store.insert(new NewConversation(id, c.tenant(), null, c.system(), c.tools().toStored())).onComplete(ar -> {
+      patterns.isEmpty() ? ToolSelection.ALL : new ToolSelection(patterns)).withRoots(roots);
+    store.insert(new NewConversation(id, c.tenant(), null, c.system(), c.storedTools())).onComplete(ar -> {
       if (ar.failed()) {
         LOG.warn("[{}] not created: {}", id, ar.cause().getMessage());
         fail(msg, storeFailure(id, ar.cause()));
@@ -496,6 +532,7 @@ public class ConversationVerticle extends VerticleBase {
       .compose(result -> commit(c, from, result))
       .onComplete(ar -> {
         activeTurns--;
+        elicitations.closeConversation(c.id());
         if (ar.failed()) {
           c.rollBack();
           Throwable err = ar.cause();

@@ -53,6 +53,8 @@ final class TurnRunner {
   private final ToolCatalog catalog;
   private final ToolDispatcher dispatcher;
   private final String modelName;
+  /** Where the servers' requests during this runner's tool calls go (its conversation instance), or {@code null}. */
+  private String callerAddress;
 
   TurnRunner(Vertx vertx, ModelClient model, ConversationOptions options, ToolCatalog catalog, ToolDispatcher dispatcher) {
     this.vertx = vertx;
@@ -64,6 +66,16 @@ final class TurnRunner {
     String configured = options.getModel().getModel();
     this.modelName = configured != null ? configured
       : model.provider() == Provider.OPENAI ? DEFAULT_OPENAI_MODEL : DEFAULT_ANTHROPIC_MODEL;
+  }
+
+  /** @return the model name its requests use */
+  String modelName() {
+    return modelName;
+  }
+
+  /** Sets where the servers' requests during tool calls (elicitation, sampling) are sent: this instance. */
+  void callerAddress(String address) {
+    this.callerAddress = address;
   }
 
   /** One turn's running state. */
@@ -260,6 +272,16 @@ final class TurnRunner {
     if (t.conversation.tenant() != null) {
       body.put("tenant", t.conversation.tenant());
     }
+    if (callerAddress != null || t.conversation.roots() != null) {
+      JsonObject caller = new JsonObject();
+      if (callerAddress != null) {
+        caller.put("address", callerAddress);
+      }
+      if (t.conversation.roots() != null) {
+        caller.put("roots", t.conversation.roots());
+      }
+      body.put("caller", caller);
+    }
     if (options.getToolTimeoutMs() != null) {
       body.put("timeoutMs", options.getToolTimeoutMs());
     }
@@ -317,6 +339,8 @@ final class TurnRunner {
 
   private JsonObject finish(Turn t, String status, ModelResponse last, String answer) {
     Conversation c = t.conversation;
+    // what the tools' servers spent by sampling during the turn counts as the turn's
+    t.usage = t.usage.plus(c.takeSideUsage());
     JsonObject result = new JsonObject()
       .put("conversationId", c.id())
       .put("status", status)

@@ -18,7 +18,9 @@ import java.util.Set;
  *  "budgetMs": 120000,                  // optional: the most each call may take in all (the caller's deadline)
  *  "eventsAddress": "...",              // optional: per-call events are published there
  *  "eventFields": {...},                // optional: copied into every event (e.g. conversationId)
- *  "tenant": "acme"}                    // optional: the tenant whose conversation made the calls
+ *  "tenant": "acme",                    // optional: the tenant whose conversation made the calls
+ *  "caller": {"address": "...", "roots": [...]}}  // optional: where the servers' requests during
+ *                                       // the calls go, and the conversation's roots
  * }</pre>
  *
  * @param provider who will read the results
@@ -30,9 +32,11 @@ import java.util.Set;
  * @param eventsAddress where to publish per-call events, or {@code null}
  * @param eventFields fields copied into every per-call event, or {@code null}
  * @param tenant the tenant whose conversation made the calls, or {@code null}
+ * @param caller {@code {address?, roots?}}: where the servers' requests during the calls
+ *     (elicitation, sampling) are sent, and the conversation's roots; or {@code null}
  */
 public record DispatchRequest(Provider provider, Long catalogVersion, List<ToolUse> calls, Long timeoutMs, Long budgetMs,
-                              String eventsAddress, JsonObject eventFields, String tenant) {
+                              String eventsAddress, JsonObject eventFields, String tenant, JsonObject caller) {
 
   /**
    * One tool_use block.
@@ -103,7 +107,12 @@ public record DispatchRequest(Provider provider, Long catalogVersion, List<ToolU
     if (tenant != null && !(tenant instanceof String)) {
       throw new Invalid("'tenant' must be a string");
     }
-    return new DispatchRequest(provider, version, List.copyOf(calls), timeout, budget, events, fields, (String) tenant);
+    Object caller = body.getValue("caller");
+    if (caller != null && !(caller instanceof JsonObject)) {
+      throw new Invalid("'caller' must be an object {address?, roots?}");
+    }
+    return new DispatchRequest(provider, version, List.copyOf(calls), timeout, budget, events, fields, (String) tenant,
+      (JsonObject) caller);
   }
 
   /** @return the conversation this batch belongs to (from {@code eventFields}), or "-" for logs */

@@ -108,6 +108,12 @@ public final class ToolDispatcher {
     if (request.conversation() != null) {
       body.put("conversationId", request.conversation());
     }
+    if (request.caller() != null && request.caller().getValue("address") instanceof String address) {
+      body.put("callerAddress", address);
+    }
+    if (request.caller() != null && request.caller().getValue("roots") != null) {
+      body.put("roots", request.caller().getValue("roots"));
+    }
     if (timeoutMs != null) {
       body.put("timeoutMs", Math.min(timeoutMs, budgetMs));
     }

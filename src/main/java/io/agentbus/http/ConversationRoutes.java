@@ -62,6 +62,9 @@ final class ConversationRoutes {
     if (tools != null) {
       request.put("tools", tools);
     }
+    if (body.getValue("roots") != null) {
+      request.put("roots", body.getValue("roots")); // checked by the conversation service (400 naming the root)
+    }
     bus.conversationService(Actions.CREATE, withTenant(request, ctx), BusRequests.SHORT_TIMEOUT_MS)
       .onSuccess(reply -> {
         String id = reply.getString("id");
@@ -100,6 +103,54 @@ final class ConversationRoutes {
         responses.error(ctx, ApiError.fromBus(ar.cause(), SERVICE));
       }
     });
+  }
+
+  /**
+   * {@code POST /v1/conversations/:id/elicitations/:elicitationId {action, content?}} → 200
+   * {@code {elicitationId, action, content?}}; an answer that does not match the requested schema
+   * is 400 with {@code error.violations}, and the elicitation stays open.
+   */
+  void answer(RoutingContext ctx) {
+    String id = conversationId(ctx);
+    JsonObject body = Bodies.object(ctx);
+    Object action = body.getValue("action");
+    if (!"accept".equals(action) && !"decline".equals(action) && !"cancel".equals(action)) {
+      throw ApiError.badRequest("field 'action' must be \"accept\", \"decline\" or \"cancel\"");
+    }
+    Object content = body.getValue("content");
+    if (content != null && !(content instanceof JsonObject)) {
+      throw ApiError.badRequest("field 'content' must be an object (the form's fields)");
+    }
+    JsonObject request = withTenant(new JsonObject().put("id", id).put("elicitationId", ctx.pathParam("elicitationId"))
+      .put("action", action), ctx);
+    if (content != null) {
+      request.put("content", content);
+    }
+    bus.conversation(id, Actions.ANSWER, request, BusRequests.SHORT_TIMEOUT_MS).onComplete(ar -> {
+      if (ar.succeeded()) {
+        responses.json(ctx, 200, ar.result());
+        return;
+      }
+      ApiError e = ApiError.fromBus(ar.cause(), SERVICE);
+      String message = e.getMessage();
+      int at = message == null ? -1 : message.indexOf("\n- ");
+      if (e.status() == 400 && at >= 0) {
+        JsonArray violations = new JsonArray();
+        for (String v : message.substring(at + 3).split("\n- ")) {
+          violations.add(v);
+        }
+        responses.json(ctx, 400, new JsonObject().put("error", e.toJson().put("message", message.substring(0, at))
+          .put("violations", violations)));
+      } else {
+        responses.error(ctx, e);
+      }
+    });
+  }
+
+  /** {@code GET /v1/conversations/:id/elicitations} → {@code {elicitations: [input_required events]}}: the open ones. */
+  void elicitations(RoutingContext ctx) {
+    String id = conversationId(ctx);
+    reply(ctx, bus.conversation(id, Actions.ELICITATIONS, withTenant(new JsonObject().put("id", id), ctx), BusRequests.SHORT_TIMEOUT_MS), 200);
   }
 
   private static boolean wantsEvents(RoutingContext ctx) {

@@ -152,6 +152,8 @@ public class HttpApiVerticle extends VerticleBase {
     router.post("/v1/conversations").handler(guard(conversations::create));
     router.get("/v1/conversations").handler(guard(conversations::list));
     router.post("/v1/conversations/:id/messages").handler(guard(conversations::send));
+    router.post("/v1/conversations/:id/elicitations/:elicitationId").handler(guard(conversations::answer));
+    router.get("/v1/conversations/:id/elicitations").handler(guard(conversations::elicitations));
     router.get("/v1/conversations/:id").handler(guard(conversations::get));
     router.delete("/v1/conversations/:id").handler(guard(conversations::delete));
     router.get("/v1/tools").handler(guard(info::tools));

@@ -14,6 +14,7 @@ public class CallOptions {
   private Long maxTotalTimeoutMs;
   private boolean resetTimeoutOnProgress = true;
   private Handler<ProgressUpdate> progressHandler;
+  private Object caller;
 
   public CallOptions() {
   }
@@ -23,6 +24,7 @@ public class CallOptions {
     this.maxTotalTimeoutMs = other.maxTotalTimeoutMs;
     this.resetTimeoutOnProgress = other.resetTimeoutOnProgress;
     this.progressHandler = other.progressHandler;
+    this.caller = other.caller;
   }
 
   /** @return the idle timeout in ms, or {@code null} for the server default */
@@ -76,6 +78,20 @@ public class CallOptions {
    */
   public CallOptions setProgressHandler(Handler<ProgressUpdate> progressHandler) {
     this.progressHandler = progressHandler;
+    return this;
+  }
+
+  /** @return the tag that names who made this call (see {@link ServerRequest#caller()}), or {@code null} */
+  public Object getCaller() {
+    return caller;
+  }
+
+  /**
+   * Tags the call with who made it: a request the server sends in the course of this call
+   * (an elicitation, a sampling request) carries it in {@link ServerRequest#caller()}.
+   */
+  public CallOptions setCaller(Object caller) {
+    this.caller = caller;
     return this;
   }
 }

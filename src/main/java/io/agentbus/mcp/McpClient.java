@@ -85,6 +85,17 @@ public interface McpClient {
   /** Called with the params of each {@code notifications/message} (server log). */
   McpClient logMessageHandler(Handler<JsonObject> handler);
 
+  /**
+   * Sets who answers the server's requests ({@code roots/list}, {@code sampling/createMessage},
+   * {@code elicitation/create}); its {@link ServerRequestHandler#capabilities()} are declared in
+   * {@code initialize}, so set it before {@link #connect()}. Without one, those requests are
+   * answered {@code -32601} and no capability is declared.
+   */
+  McpClient serverRequestHandler(ServerRequestHandler handler);
+
+  /** Sends a notification (e.g. {@code notifications/roots/list_changed}); fails unless READY. */
+  Future<Void> notify(String method, JsonObject params);
+
   /** Called once when the connection ends without {@link #close()} (crash, exit). */
   McpClient closeHandler(Handler<Throwable> handler);
 

@@ -106,6 +106,8 @@ public class McpServerOptions {
   private long shutdownGraceMs = DEFAULT_SHUTDOWN_GRACE_MS;
   private long terminateGraceMs = DEFAULT_TERMINATE_GRACE_MS;
   private long restartInitialBackoffMs = DEFAULT_RESTART_INITIAL_BACKOFF_MS;
+  private JsonArray roots;
+  private SamplingOptions sampling = SamplingOptions.DISABLED;
   private long restartMaxBackoffMs = DEFAULT_RESTART_MAX_BACKOFF_MS;
   private int downAfterFailures = DEFAULT_DOWN_AFTER_FAILURES;
   private Scope scope = DEFAULT_SCOPE;
@@ -163,6 +165,19 @@ public class McpServerOptions {
     scope = scopeOf(f.string("scope"), owner);
     idleTimeoutMs = orElse(f.longField("idleTimeoutMs", 1), DEFAULT_IDLE_TIMEOUT_MS);
     maxConnections = orElse(f.intField("maxConnections", 1), DEFAULT_MAX_CONNECTIONS);
+    try {
+      roots = McpRoots.check(f.raw("roots"), owner + ": field 'roots'");
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
+    }
+    JsonFields sf = f.object("sampling");
+    try {
+      sampling = new SamplingOptions(orElse(sf.bool("enabled"), false),
+        orElse(sf.intField("maxTokens", 1), SamplingOptions.DEFAULT_MAX_TOKENS),
+        orElse(sf.intField("maxCallsPerTurn", 1), SamplingOptions.DEFAULT_MAX_CALLS_PER_TURN), orElse(sf.string("approval"), "never"));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(owner + ": " + e.getMessage());
+    }
     unknownFields = f.unknownFields();
   }
 
@@ -331,7 +346,11 @@ public class McpServerOptions {
       .put("restart", restart)
       .put("scope", scope.name().toLowerCase())
       .put("idleTimeoutMs", idleTimeoutMs)
-      .put("maxConnections", maxConnections);
+      .put("maxConnections", maxConnections)
+      .put("sampling", sampling.toJson());
+    if (roots != null) {
+      json.put("roots", roots.copy());
+    }
     if (maxPendingRequests != null) {
       json.put("maxPendingRequests", maxPendingRequests);
     }
@@ -537,6 +556,23 @@ public class McpServerOptions {
 
   public McpServerOptions setTerminateGraceMs(long terminateGraceMs) {
     this.terminateGraceMs = positiveMs(terminateGraceMs, "terminateGraceMs");
+    return this;
+  }
+
+  /** @return the roots offered to the server ({@code roots/list}), or {@code null} for none configured */
+  public JsonArray getRoots() { return roots; }
+
+  /** Sets the roots ({@code [{uri: "file://...", name?}]}, checked; {@code null}: none). */
+  public McpServerOptions setRoots(JsonArray roots) {
+    this.roots = McpRoots.check(roots, "roots");
+    return this;
+  }
+
+  /** @return whether and within which limits the server may ask for model completions */
+  public SamplingOptions getSampling() { return sampling; }
+
+  public McpServerOptions setSampling(SamplingOptions sampling) {
+    this.sampling = Objects.requireNonNull(sampling, "'sampling' cannot be null");
     return this;
   }
 

@@ -82,7 +82,9 @@ class McpConfigTest {
       .setMaxPendingRequests(16).setMaxQueuedCalls(17).setShutdownGraceMs(18).setTerminateGraceMs(19)
       .setRestartInitialBackoffMs(20).setRestartMaxBackoffMs(21).setDownAfterFailures(22)
       .setScope(McpServerOptions.Scope.TENANT).setIdleTimeoutMs(23).setMaxConnections(24)
-      .setOauth(new io.agentbus.mcp.auth.OAuthOptions().setClientId("id"));
+      .setOauth(new io.agentbus.mcp.auth.OAuthOptions().setClientId("id"))
+      .setRoots(new io.vertx.core.json.JsonArray().add(new JsonObject().put("uri", "file:///r")))
+      .setSampling(new io.agentbus.mcp.SamplingOptions(true, 23, 24, "never"));
     JsonObject json = full.toJson();
     JsonObject defaults = new McpServerOptions().setName("y").toJson();
     // every setter has a JSON field, and the test value of each differs from its default
@@ -115,6 +117,10 @@ class McpConfigTest {
       error("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"timeoutMs\": -1}}}"));
     assertEquals("server 'a': field 'disabled' must be true or false (was a string)",
       error("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"disabled\": \"yes\"}}}"));
+    assertEquals("server 'a': field 'roots'[0] must be {\"uri\": \"file://...\", \"name\"?: string}",
+      error("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"roots\": [{\"uri\": \"http://h\"}]}}}"));
+    assertEquals("server 'a': sampling.approval must be \"never\" (approval prompts are not supported yet)",
+      error("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"sampling\": {\"enabled\": true, \"approval\": \"always\"}}}}"));
     assertEquals("server 'a': field 'type' must be one of stdio, http, sse",
       error("{\"mcpServers\": {\"a\": {\"type\": \"grpc\", \"command\": \"x\"}}}"));
     assertEquals("server 'a': field 'url' must be an http:// or https:// URL",

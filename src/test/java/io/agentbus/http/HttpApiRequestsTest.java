@@ -171,7 +171,9 @@ class HttpApiRequestsTest {
         JsonObject up = rs.get(0).bodyAsJsonObject();
         assertEquals("UP", up.getString("status"));
         assertEquals("READY", up.getJsonObject("servers").getJsonObject("everything").getString("status"));
-        assertEquals(12, up.getJsonObject("servers").getJsonObject("everything").getInteger("toolCount"));
+        // 14: with the roots and elicitation capabilities declared, server-everything adds get-roots-list and
+        // trigger-elicitation-request to its 12
+        assertEquals(14, up.getJsonObject("servers").getJsonObject("everything").getInteger("toolCount"));
         assertEquals(200, rs.get(1).statusCode(), "the instance serves: a server not ready only degrades it");
         JsonObject degraded = rs.get(1).bodyAsJsonObject();
         assertEquals("DEGRADED", degraded.getString("status"));

@@ -1,6 +1,7 @@
 package io.agentbus.interop;
 
 import io.agentbus.mcp.CallOptions;
+import io.agentbus.mcp.ElicitationForm;
 import io.agentbus.mcp.McpClient;
 import io.agentbus.mcp.McpException;
 import io.agentbus.mcp.McpServerOptions;
@@ -8,6 +9,9 @@ import io.agentbus.mcp.auth.InMemoryTokenStore;
 import io.agentbus.mcp.auth.OAuthManager;
 import io.agentbus.options.EnvExpander;
 import io.agentbus.testing.FollowRedirectPrompt;
+import io.agentbus.mcp.ServerRequest;
+import io.agentbus.mcp.ServerRequestHandler;
+import io.agentbus.mcp.jsonrpc.JsonRpc;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -65,6 +69,9 @@ public final class ConformanceClient {
     m.put("tools_call", (client, ctx) -> call(client, "add_numbers", new JsonObject().put("a", 5).put("b", 3), "8"));
     // the server answers the call only on a GET that resumes the broken POST stream
     m.put("sse-retry", (client, ctx) -> call(client, "test_reconnection", new JsonObject(), null));
+    // the server elicits during the call; ANSWERS accepts with the schema's defaults filled in
+    m.put("elicitation-sep1034-client-defaults", (client, ctx) -> call(client, "test_client_elicitation_defaults",
+      new JsonObject(), "Elicitation completed"));
     // connect() lists the tools (authorized); the call may need more scope (step-up)
     AUTH_CODE_SCENARIOS.forEach(name -> m.put(name, (client, ctx) -> call(client, "test-tool", new JsonObject(), null)));
     MUST_REFUSE.forEach(name -> m.put(name, (client, ctx) -> Future.failedFuture("the client should have refused")));
@@ -97,6 +104,24 @@ public final class ConformanceClient {
     }
     return o;
   }
+
+  /** Answers the scenario servers' requests: an elicitation is accepted, the schema's defaults applied (SEP-1034). */
+  static final ServerRequestHandler ANSWERS = new ServerRequestHandler() {
+    @Override
+    public JsonObject capabilities() {
+      return new JsonObject().put("elicitation", new JsonObject().put("form", new JsonObject()));
+    }
+
+    @Override
+    public Future<JsonObject> handle(ServerRequest request) {
+      if (!"elicitation/create".equals(request.method())) {
+        return Future.failedFuture(new McpException(McpException.Kind.RPC_ERROR, "Method not found: " + request.method(),
+          JsonRpc.METHOD_NOT_FOUND, null, null));
+      }
+      JsonObject content = ElicitationForm.parse(request.params().getValue("requestedSchema")).withDefaults(new JsonObject());
+      return Future.succeededFuture(new JsonObject().put("action", "accept").put("content", content));
+    }
+  };
 
   private ConformanceClient() {
   }
@@ -160,7 +185,7 @@ public final class ConformanceClient {
       entry.put("oauth", oauth);
     }
     McpServerOptions options = McpServerOptions.fromJson("conformance", entry, EnvExpander.system());
-    McpClient client = McpClient.create(vertx, options);
+    McpClient client = McpClient.create(vertx, options).serverRequestHandler(ANSWERS);
     return client.connect()
       .compose(init -> {
         System.out.println("connected: " + init.getJsonObject("serverInfo") + ", protocol " + client.protocolVersion()

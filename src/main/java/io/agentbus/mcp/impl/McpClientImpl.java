@@ -7,8 +7,10 @@ import io.agentbus.mcp.McpException.Kind;
 import io.agentbus.mcp.McpException;
 import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.mcp.ProgressUpdate;
+import io.agentbus.mcp.ServerRequestHandler;
 import io.agentbus.mcp.jsonrpc.JsonRpc;
 import io.agentbus.mcp.transport.McpTransport;
+import io.agentbus.mcp.transport.RelatedMessageHandler;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -54,6 +56,7 @@ public final class McpClientImpl implements McpClient {
   private Handler<List<JsonObject>> toolsChangedHandler;
   private Handler<JsonObject> logMessageHandler;
   private Handler<Throwable> closeHandler;
+  private ServerRequestRelay serverRequests;
   private Future<Void> closing;
   /** Completes when connect() does; failed at once by close() or a lost connection. */
   private Promise<JsonObject> connecting;
@@ -98,7 +101,7 @@ public final class McpClientImpl implements McpClient {
     long timer = vertx.setTimer(options.getConnectTimeoutMs(), t -> ready.tryFail(new McpException(Kind.TIMEOUT,
       "server '" + name + "' was not ready within " + options.getConnectTimeoutMs() + " ms")));
     ready.future().onComplete(ar -> vertx.cancelTimer(timer));
-    transport.start(this::onMessage)
+    transport.start((RelatedMessageHandler) this::onMessage)
       .compose(v -> {
         if (status != Status.CONNECTING) {
           return Future.failedFuture(new McpException(Kind.CONNECTION_CLOSED, "server '" + name + "' closed while connecting"));
@@ -134,7 +137,7 @@ public final class McpClientImpl implements McpClient {
   private JsonObject initializeParams() {
     return new JsonObject()
       .put("protocolVersion", SUPPORTED_PROTOCOL_VERSIONS.get(0))
-      .put("capabilities", new JsonObject())
+      .put("capabilities", serverRequests == null ? new JsonObject() : serverRequests.capabilities())
       .put("clientInfo", new JsonObject().put("name", CLIENT_NAME).put("version", CLIENT_VERSION));
   }
 
@@ -182,7 +185,11 @@ public final class McpClientImpl implements McpClient {
       if (status != Status.READY) {
         return notReady();
       }
-      return send("tools/call", params, timeout, maxTotal, o.isResetTimeoutOnProgress(), o.getProgressHandler());
+      Future<JsonObject> result = send("tools/call", params, timeout, maxTotal, o.isResetTimeoutOnProgress(), o.getProgressHandler());
+      if (o.getCaller() != null) {
+        pending.tag(JsonRpc.idKey(nextId), o.getCaller());
+      }
+      return result;
     });
   }
 
@@ -244,7 +251,7 @@ public final class McpClientImpl implements McpClient {
     }
   }
 
-  private void onMessage(JsonObject msg) {
+  private void onMessage(JsonObject msg, String relatedKey) {
     String versionProblem = JsonRpc.versionProblem(msg);
     if (JsonRpc.hasMethod(msg)) {
       if (versionProblem != null) {
@@ -253,7 +260,7 @@ public final class McpClientImpl implements McpClient {
             versionProblem);
         }
       } else if (msg.getValue("id") != null) {
-        onServerRequest(msg);
+        onServerRequest(msg, relatedKey);
       } else {
         onNotification(msg.getString("method"), msg.getValue("params") instanceof JsonObject p ? p : new JsonObject());
       }
@@ -264,11 +271,15 @@ public final class McpClientImpl implements McpClient {
     }
   }
 
-  private void onServerRequest(JsonObject msg) {
+  private void onServerRequest(JsonObject msg, String relatedKey) {
     Object id = msg.getValue("id");
     String method = msg.getString("method");
     if ("ping".equals(method)) {
       transport.send(JsonRpc.result(id, new JsonObject()));
+      return;
+    }
+    if (serverRequests != null && serverRequests.handles(method)) {
+      serverRequests.handle(id, method, msg.getValue("params"), relatedKey);
       return;
     }
     if (refused.permit()) {
@@ -371,6 +382,18 @@ public final class McpClientImpl implements McpClient {
   public McpClient logMessageHandler(Handler<JsonObject> handler) {
     this.logMessageHandler = handler;
     return this;
+  }
+
+  @Override
+  public McpClient serverRequestHandler(ServerRequestHandler handler) {
+    this.serverRequests = handler == null ? null
+      : new ServerRequestRelay(name, handler, transport, pending, () -> status == Status.READY || status == Status.INITIALIZING);
+    return this;
+  }
+
+  @Override
+  public Future<Void> notify(String method, JsonObject params) {
+    return onContext(() -> status != Status.READY ? notReady() : transport.send(JsonRpc.notification(method, params)));
   }
 
   @Override

@@ -35,6 +35,10 @@ final class PendingRequests {
     final boolean resetOnProgress;
     final Handler<ProgressUpdate> progress;
     long timer = -1;
+    /** Who made the request (a tool call's {@code CallOptions.caller}), or {@code null}. */
+    Object caller;
+    /** Server requests of this call waiting for the user: while any does, only the hard deadline runs. */
+    int holds;
 
     Entry(Object id, String key, String method, Promise<JsonObject> promise, long timeoutMs, long maxTotalMs,
           boolean resetOnProgress, Handler<ProgressUpdate> progress) {
@@ -111,7 +115,7 @@ final class PendingRequests {
     if (e == null) {
       return;
     }
-    if (e.resetOnProgress) {
+    if (e.resetOnProgress && e.holds == 0) {
       long remainingMs = (e.deadlineNanos - System.nanoTime()) / 1_000_000L;
       if (remainingMs > 0) {
         vertx.cancelTimer(e.timer);
@@ -131,6 +135,54 @@ final class PendingRequests {
       vertx.cancelTimer(e.timer);
       e.promise.tryFail(cause);
     }
+  }
+
+  /** Tags a pending request with who made it. */
+  void tag(String key, Object caller) {
+    Entry e = entries.get(key);
+    if (e != null) {
+      e.caller = caller;
+    }
+  }
+
+  /** @return the key of the pending request tagged {@code caller}, or {@code null} */
+  String keyOf(Object caller) {
+    if (caller == null) {
+      return null;
+    }
+    for (Entry e : entries.values()) {
+      if (e.caller == caller) {
+        return e.key;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The server waits for its user on behalf of this request (an elicitation): its idle timeout
+   * stops until {@link #release}; its hard deadline still applies.
+   */
+  void hold(String key) {
+    Entry e = key == null ? null : entries.get(key);
+    if (e != null && e.holds++ == 0) {
+      vertx.cancelTimer(e.timer);
+      arm(e, Math.max(1, (e.deadlineNanos - System.nanoTime()) / 1_000_000L));
+    }
+  }
+
+  /** Ends a {@link #hold}: the idle timeout starts again, in full (never past the hard deadline). */
+  void release(String key) {
+    Entry e = key == null ? null : entries.get(key);
+    if (e != null && e.holds > 0 && --e.holds == 0) {
+      vertx.cancelTimer(e.timer);
+      arm(e, Math.max(1, Math.min(e.timeoutMs, (e.deadlineNanos - System.nanoTime()) / 1_000_000L)));
+    }
+  }
+
+  /** @return the tag of the pending request with this key, or {@code null} */
+  Object callerOf(String key) {
+    Entry e = key == null ? null : entries.get(key);
+    return e == null ? null : e.caller;
   }
 
   int size() {

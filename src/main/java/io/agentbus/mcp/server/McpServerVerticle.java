@@ -142,6 +142,8 @@ public class McpServerVerticle extends VerticleBase {
   private RestartBackoff backoff;
   private CallGate gate;
   private McpClient client;
+  /** Routes the server requests of {@link #client}'s connection to the calls' conversations. */
+  private ServerRequests requests;
   private ServerState state = ServerState.STARTING;
   private String detail;
   private List<JsonObject> tools = List.of();
@@ -302,6 +304,8 @@ public class McpServerVerticle extends VerticleBase {
   private Future<Void> connect() {
     McpClient c = transports == null ? McpClient.create(vertx, options) : McpClient.create(vertx, options, transports.apply(options));
     client = c;
+    requests = new ServerRequests(vertx, options, method -> c.notify(method, null));
+    c.serverRequestHandler(requests);
     attemptStartNanos = System.nanoTime();
     c.toolsChangedHandler(list -> {
       if (client == c) {
@@ -558,6 +562,7 @@ public class McpServerVerticle extends VerticleBase {
 
   private void start(Call call) {
     McpClient c = client;
+    ServerRequests r = requests;
     ToolCallRequest req = call.req;
     long startNanos = System.nanoTime();
     ProgressForwarder[] forwarder = new ProgressForwarder[1];
@@ -577,7 +582,9 @@ public class McpServerVerticle extends VerticleBase {
         forwarder[0] = new ProgressForwarder(vertx, req.progressAddress(), base.put("server", name).put("tool", req.name()));
         callOptions.setProgressHandler(forwarder[0]::onProgress);
       }
-      return c.callTool(req.name(), req.arguments(), callOptions).recover(err ->
+      ServerRequests.Caller caller = r.begin(req, call.hardAtNanos);
+      callOptions.setCaller(caller);
+      return c.callTool(req.name(), req.arguments(), callOptions).andThen(ar -> r.end(caller)).recover(err ->
         err instanceof McpException e && e.kind() == McpException.Kind.NOT_CONNECTED
           ? Future.failedFuture(new NotReady(e.getMessage())) : Future.failedFuture(err));
     }, Math.max(1, call.startLeftMs())).onComplete(ar -> {

@@ -1,11 +1,13 @@
 package io.agentbus.mcp.server;
 
+import io.agentbus.mcp.McpRoots;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 /**
  * The body of a {@code tools/call} event-bus request:
  * {@code {name, arguments?, timeoutMs?, budgetMs?, progressAddress?, progressFields?, tenant?, conversationId?,
- * toolUseId?}}.
+ * toolUseId?, callerAddress?, roots?}}.
  *
  * @param name the tool's MCP name
  * @param arguments its arguments
@@ -18,9 +20,13 @@ import io.vertx.core.json.JsonObject;
  * @param tenant the tenant whose conversation made the call, or {@code null}
  * @param conversationId the conversation that made the call, or {@code null}
  * @param toolUseId the model's id of the tool_use block, or {@code null}
+ * @param callerAddress where the server's requests during the call (elicitation, sampling) are
+ *     sent: the conversation instance running the turn, or {@code null}
+ * @param roots the calling conversation's roots ({@code [{uri, name?}]}), or {@code null} for the server's
  */
 record ToolCallRequest(String name, JsonObject arguments, Long timeoutMs, Long budgetMs, String progressAddress,
-                       JsonObject progressFields, String tenant, String conversationId, String toolUseId) {
+                       JsonObject progressFields, String tenant, String conversationId, String toolUseId,
+                       String callerAddress, JsonArray roots) {
 
   /** @throws IllegalArgumentException naming the bad field */
   static ToolCallRequest parse(JsonObject body) {
@@ -46,7 +52,7 @@ record ToolCallRequest(String name, JsonObject arguments, Long timeoutMs, Long b
     }
     return new ToolCallRequest(name, args == null ? new JsonObject() : (JsonObject) args, timeout, budget,
       (String) progress, (JsonObject) fields, optionalString(body, "tenant"), optionalString(body, "conversationId"),
-      optionalString(body, "toolUseId"));
+      optionalString(body, "toolUseId"), optionalString(body, "callerAddress"), McpRoots.check(body.getValue("roots"), "field 'roots'"));
   }
 
   private static String optionalString(JsonObject body, String field) {

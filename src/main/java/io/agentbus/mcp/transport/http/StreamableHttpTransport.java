@@ -8,6 +8,7 @@ import io.agentbus.mcp.auth.OAuthManager;
 import io.agentbus.mcp.auth.OAuthSession;
 import io.agentbus.mcp.jsonrpc.JsonRpc;
 import io.agentbus.mcp.transport.McpTransport;
+import io.agentbus.mcp.transport.RelatedMessageHandler;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -190,7 +191,8 @@ public final class StreamableHttpTransport implements McpTransport {
     }
     String authUsed = auth == null ? null : auth.authorization();
     String sessionUsed = sessionId;
-    PostExchange ex = new PostExchange(this, message, this::deliver);
+    String related = JsonRpc.idKey(message.getValue("id"));
+    PostExchange ex = new PostExchange(this, message, msg -> deliver(msg, related));
     if (ex.key() != null) {
       inFlight.put(ex.key(), ex);
     }
@@ -246,8 +248,13 @@ public final class StreamableHttpTransport implements McpTransport {
 
   /** Hands a server message to the client. */
   void deliver(JsonObject msg) {
+    deliver(msg, null);
+  }
+
+  /** Hands a server message to the client, naming the request on whose POST stream it came. */
+  private void deliver(JsonObject msg, String relatedKey) {
     if (!isClosed()) {
-      messageHandler.handle(msg);
+      RelatedMessageHandler.deliver(messageHandler, msg, relatedKey);
     }
   }
 
