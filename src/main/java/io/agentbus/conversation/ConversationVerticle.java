@@ -78,6 +78,7 @@ public class ConversationVerticle extends VerticleBase {
   private ConversationOptions options;
   private ModelClient model;
   private TurnRunner runner;
+  private ApprovalRequests approvals;
   private AgentbusMetrics metrics;
   private int shard = -1;
   private String loop;
@@ -105,6 +106,7 @@ public class ConversationVerticle extends VerticleBase {
     DispatcherOptions dispatch = config().getValue("dispatcher") instanceof JsonObject d
       ? new DispatcherOptions(d) : new DispatcherOptions();
     runner = new TurnRunner(vertx, model, options, catalog, new ToolDispatcher(vertx, catalog, dispatch));
+    approvals = new ApprovalRequests(vertx, this::resolve);
     shard = claimShard();
     if (context.isEventLoopContext()) {
       loop = Thread.currentThread().getName();
@@ -183,8 +185,9 @@ public class ConversationVerticle extends VerticleBase {
       list(msg, body);
       return;
     }
-    if (!Actions.SEND.equals(action) && !Actions.GET.equals(action) && !Actions.DELETE.equals(action)) {
-      msg.fail(FailureCodes.NOT_FOUND, "unknown action '" + action + "' (create, send, get, delete, list)");
+    if (!Actions.SEND.equals(action) && !Actions.GET.equals(action) && !Actions.DELETE.equals(action)
+        && !Actions.APPROVE.equals(action) && !Actions.APPROVALS.equals(action)) {
+      msg.fail(FailureCodes.NOT_FOUND, "unknown action '" + action + "' (create, send, get, delete, list, approve, approvals)");
       return;
     }
     if (!(body.getValue("id") instanceof String id)) {
@@ -193,6 +196,7 @@ public class ConversationVerticle extends VerticleBase {
     }
     switch (action) {
       case Actions.SEND -> send(msg, id, body);
+      case Actions.APPROVE, Actions.APPROVALS -> approvals.forward(msg, action, id, body);
       case Actions.GET -> resolve(id, body).onComplete(ar -> {
         if (ar.succeeded()) {
           msg.reply(ar.result().toJson());
@@ -209,7 +213,7 @@ public class ConversationVerticle extends VerticleBase {
     return owner == null ? tenant == null : owner.equals(tenant);
   }
 
-  private static Refusal notFound(String id) {
+  static Refusal notFound(String id) {
     return new Refusal(FailureCodes.NOT_FOUND, "no conversation '" + id + "'");
   }
 
@@ -327,7 +331,7 @@ public class ConversationVerticle extends VerticleBase {
   }
 
   /** A failure to reply with: code, message, and whether the message is meant for the end caller even as a 500. */
-  private static final class Refusal extends RuntimeException {
+  static final class Refusal extends RuntimeException {
     final int code;
     final boolean reported;
 
@@ -342,7 +346,7 @@ public class ConversationVerticle extends VerticleBase {
     }
   }
 
-  private static void fail(Message<JsonObject> msg, Throwable err) {
+  static void fail(Message<JsonObject> msg, Throwable err) {
     if (err instanceof Refusal rf) {
       if (rf.reported) {
         msg.reply(new ReportedFailure(rf.code, rf.getMessage()));

@@ -76,12 +76,15 @@ final class TurnRunner {
     final boolean watched;
     final long deadlineNanos;
     final JsonArray toolCalls = new JsonArray();
+    final TurnApprovals approvals;
     Usage usage = Usage.ZERO;
     int iteration;
     String lastText = "";
 
-    Turn(Conversation conversation, TurnEvents events, CatalogSnapshot snapshot, boolean watched, long timeoutMs) {
+    Turn(Conversation conversation, TurnEvents events, CatalogSnapshot snapshot, boolean watched, long timeoutMs,
+         TurnApprovals approvals) {
       this.conversation = conversation;
+      this.approvals = approvals;
       this.events = events;
       this.snapshot = snapshot;
       this.watched = watched;
@@ -102,10 +105,12 @@ final class TurnRunner {
    *     of events, when {@link #wholeReplyFits} (else it streams, the deltas unseen)
    */
   Future<JsonObject> run(Conversation conversation, Object userContent, TurnEvents events, boolean stream) {
-    Turn t = new Turn(conversation, events, catalog.current(), stream, options.getTurnTimeoutMs());
+    TurnApprovals approvals = new TurnApprovals(vertx, conversation.id(), events, options.getApproval(),
+      options.getApprovalTimeoutMs());
+    Turn t = new Turn(conversation, events, catalog.current(), stream, options.getTurnTimeoutMs(), approvals);
     conversation.history().add(new JsonObject().put("role", "user").put("content", userContent));
     t.events.turnStarted(conversation.turns());
-    return metrics.turn(iterate(t));
+    return metrics.turn(iterate(t).andThen(ar -> approvals.close()));
   }
 
   /**
@@ -267,7 +272,7 @@ final class TurnRunner {
     Future<JsonObject> results;
     try {
       // In-process on this context: only the MCP calls themselves cross to the servers' loops.
-      results = dispatcher.dispatch(DispatchRequest.parse(body));
+      results = dispatcher.dispatch(DispatchRequest.parse(body), t.approvals);
     } catch (DispatchRequest.Invalid e) {
       results = Future.failedFuture(e);
     }

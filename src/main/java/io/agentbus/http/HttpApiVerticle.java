@@ -151,6 +151,9 @@ public class HttpApiVerticle extends VerticleBase {
     router.post("/v1/conversations/:id/messages").handler(guard(conversations::send));
     router.get("/v1/conversations/:id").handler(guard(conversations::get));
     router.delete("/v1/conversations/:id").handler(guard(conversations::delete));
+    ApprovalRoutes approvals = new ApprovalRoutes(bus, responses);
+    router.get("/v1/conversations/:id/approvals").handler(guard(approvals::list));
+    router.post("/v1/conversations/:id/approvals/:toolUseId").handler(guard(approvals::answer));
     router.get("/v1/tools").handler(guard(info::tools));
     for (int code : ROUTER_ERRORS) {
       // the code is passed on: a failure raised while routing (a malformed percent-escape)

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.agentbus.mcp.McpServerOptions;
+import io.agentbus.mcp.ToolApproval;
 import io.agentbus.options.ConfigException;
 import io.agentbus.options.EnvExpander;
 import io.vertx.core.json.JsonObject;
@@ -80,7 +81,8 @@ class McpConfigTest {
       .setHeaders(Map.of("H", "v")).setDisabled(true).setAllowedTools(List.of("a*")).setDisabledTools(List.of("b"))
       .setTimeoutMs(11).setConnectTimeoutMs(12).setMaxTotalTimeoutMs(13).setMaxMessageBytes(14).setMaxConcurrentCalls(15)
       .setMaxPendingRequests(16).setMaxQueuedCalls(17).setShutdownGraceMs(18).setTerminateGraceMs(19)
-      .setRestartInitialBackoffMs(20).setRestartMaxBackoffMs(21).setDownAfterFailures(22);
+      .setRestartInitialBackoffMs(20).setRestartMaxBackoffMs(21).setDownAfterFailures(22)
+      .setApproval(ToolApproval.DESTRUCTIVE).setToolApprovals(Map.of("rm", ToolApproval.ALWAYS));
     JsonObject json = full.toJson();
     JsonObject defaults = new McpServerOptions().setName("y").toJson();
     // every setter has a JSON field, and the test value of each differs from its default

@@ -1,0 +1,156 @@
+package io.agentbus.http;
+
+import io.agentbus.Agentbus;
+import io.agentbus.AgentbusOptions;
+import io.agentbus.bus.Actions;
+import io.agentbus.bus.Addresses;
+import io.agentbus.conversation.ConversationOptions;
+import io.agentbus.mcp.McpServerOptions;
+import io.agentbus.mcp.ToolApproval;
+import io.agentbus.mock.MockModelOptions;
+import io.agentbus.mock.MockModelServer;
+import io.agentbus.model.ModelOptions;
+import io.agentbus.testing.InteropServers;
+import io.agentbus.testing.NotesToolServer;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpRequest;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import java.util.List;
+import java.util.function.Predicate;
+
+/**
+ * The stack of the approval tests: the mock model (script mode) over real HTTP, the recording
+ * {@link NotesToolServer} over stdio with {@code approval: "destructive"}, Agentbus and the HTTP
+ * API with tokens for tenants alice and bob.
+ */
+final class ApprovalFixture {
+
+  static final String ALICE = "alice-token-approvals";
+  static final String BOB = "bob-token-approvals";
+  static final String DELETE = "mcp__notes__delete_note";
+  static final String READ = "mcp__notes__read_note";
+
+  final Vertx vertx;
+  final MockModelServer mock;
+  final Agentbus agentbus;
+  final HttpApiVerticle api;
+  final WebClient web;
+  private final String deployment;
+
+  private ApprovalFixture(Vertx vertx, MockModelServer mock, Agentbus agentbus, HttpApiVerticle api, String deployment) {
+    this.vertx = vertx;
+    this.mock = mock;
+    this.agentbus = agentbus;
+    this.api = api;
+    this.deployment = deployment;
+    this.web = WebClient.create(vertx);
+  }
+
+  static JsonObject toolUse(String name, String note) {
+    return new JsonObject().put("type", "tool_use").put("name", name).put("input", new JsonObject().put("note", note));
+  }
+
+  private static JsonObject script(String match, JsonArray firstReply) {
+    return new JsonObject().put("match", match).put("replies", new JsonArray()
+      .add(new JsonObject().put("content", firstReply))
+      .add(new JsonObject().put("text", match + " finished")));
+  }
+
+  /** Each conversation's first user message picks its script by the word it contains. */
+  static JsonObject scripts() {
+    return new JsonObject().put("conversations", new JsonArray()
+      .add(script("APPROVE", new JsonArray().add(toolUse(DELETE, "approve-me"))))
+      .add(script("DENY", new JsonArray().add(toolUse(DELETE, "deny-me"))))
+      .add(script("TIMEOUT", new JsonArray().add(toolUse(DELETE, "timeout-me"))))
+      .add(script("TENANT", new JsonArray().add(toolUse(DELETE, "tenant-me"))))
+      .add(script("PARALLEL", new JsonArray().add(toolUse(DELETE, "parallel-delete")).add(toolUse(READ, "parallel-read"))))
+      .add(new JsonObject().put("replies", new JsonArray().add(new JsonObject().put("text", "plain answer")))));
+  }
+
+  static Future<ApprovalFixture> start(Vertx vertx, long approvalTimeoutMs) {
+    return MockModelServer.start(vertx, new MockModelOptions().setMode(MockModelOptions.MODE_SCRIPT).setScript(scripts()))
+      .compose(mock -> {
+        ModelOptions model = new ModelOptions().setProvider("anthropic").setApiKey("test-key")
+          .setBaseUrl("http://127.0.0.1:" + mock.actualPort()).setModel("mock-model");
+        McpServerOptions notes = InteropServers.javaMain("notes", NotesToolServer.class).setApproval(ToolApproval.DESTRUCTIVE);
+        return Agentbus.deploy(vertx, new AgentbusOptions()
+            .addMcpServer(notes)
+            .setConversationInstances(2)
+            .setConversation(new ConversationOptions().setModel(model).setMaxIterations(5)
+              .setApprovalTimeoutMs(approvalTimeoutMs)))
+          .compose(agentbus -> {
+            HttpApiVerticle api = new HttpApiVerticle(new HttpApiOptions().setPort(0).setHost("127.0.0.1")
+              .addToken(ALICE, "alice").addToken(BOB, "bob").setServers(List.of("notes")));
+            return vertx.deployVerticle(api).map(id -> new ApprovalFixture(vertx, mock, agentbus, api, id));
+          });
+      });
+  }
+
+  Future<Void> close() {
+    return vertx.undeploy(deployment).eventually(() -> agentbus.close()).eventually(() -> mock.close());
+  }
+
+  HttpRequest<Buffer> request(HttpMethod method, String path, String token) {
+    return web.request(method, api.actualPort(), "127.0.0.1", path).bearerTokenAuthentication(token);
+  }
+
+  Future<String> create(String token) {
+    return request(HttpMethod.POST, "/v1/conversations", token).sendJsonObject(new JsonObject())
+      .map(r -> r.bodyAsJsonObject().getString("id"));
+  }
+
+  Future<HttpResponse<Buffer>> send(String id, String token, String content) {
+    return request(HttpMethod.POST, "/v1/conversations/" + id + "/messages", token)
+      .sendJsonObject(new JsonObject().put("content", content));
+  }
+
+  Future<HttpResponse<Buffer>> answer(String id, String token, String toolUseId, JsonObject body) {
+    return request(HttpMethod.POST, "/v1/conversations/" + id + "/approvals/" + toolUseId, token).sendJsonObject(body);
+  }
+
+  Future<HttpResponse<Buffer>> approvals(String id, String token) {
+    return request(HttpMethod.GET, "/v1/conversations/" + id + "/approvals", token).send();
+  }
+
+  /**
+   * Subscribes to the conversation's events; completes once subscribed, with the future of the
+   * first matching event.
+   */
+  Future<Future<JsonObject>> awaitEvent(String conversationId, Predicate<JsonObject> match) {
+    Promise<JsonObject> seen = Promise.promise();
+    MessageConsumer<JsonObject> consumer = vertx.eventBus().localConsumer(Addresses.conversationEvents(conversationId));
+    // stays subscribed: unregistering while the turn's later events are in flight logs warnings
+    consumer.handler(m -> {
+      if (match.test(m.body())) {
+        seen.tryComplete(m.body());
+      }
+    });
+    return consumer.completion().map(v -> seen.future());
+  }
+
+  static Predicate<JsonObject> type(String type) {
+    return e -> type.equals(e.getString("type"));
+  }
+
+  /** @return every call the notes server received so far (name and arguments), asked over the bus */
+  Future<JsonArray> serverCalls() {
+    DeliveryOptions delivery = new DeliveryOptions().addHeader(Actions.HEADER, Actions.TOOLS_CALL);
+    return vertx.eventBus().<JsonObject>request(Addresses.mcp("notes"),
+        new JsonObject().put("name", "calls").put("arguments", new JsonObject()), delivery)
+      .map(reply -> reply.body().getJsonObject("structuredContent").getJsonArray("calls"));
+  }
+
+  /** @return whether the server received a call with that note */
+  static boolean called(JsonArray calls, String note) {
+    return calls.stream().anyMatch(c -> note.equals(((JsonObject) c).getJsonObject("arguments").getString("note")));
+  }
+}
