@@ -24,7 +24,13 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
+import io.agentbus.sse.SseEvent;
+import io.agentbus.sse.SseParser;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.RequestOptions;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -44,6 +50,7 @@ final class ApprovalFixture {
   final Agentbus agentbus;
   final HttpApiVerticle api;
   final WebClient web;
+  final HttpClient http;
   private final String deployment;
 
   private ApprovalFixture(Vertx vertx, MockModelServer mock, Agentbus agentbus, HttpApiVerticle api, String deployment) {
@@ -53,6 +60,7 @@ final class ApprovalFixture {
     this.api = api;
     this.deployment = deployment;
     this.web = WebClient.create(vertx);
+    this.http = vertx.createHttpClient();
   }
 
   static JsonObject toolUse(String name, String note) {
@@ -72,6 +80,8 @@ final class ApprovalFixture {
       .add(script("DENY", new JsonArray().add(toolUse(DELETE, "deny-me"))))
       .add(script("TIMEOUT", new JsonArray().add(toolUse(DELETE, "timeout-me"))))
       .add(script("TENANT", new JsonArray().add(toolUse(DELETE, "tenant-me"))))
+      .add(script("STREAM", new JsonArray().add(toolUse(DELETE, "stream-me"))))
+      .add(script("BUS", new JsonArray().add(toolUse(DELETE, "bus-me"))))
       .add(script("PARALLEL", new JsonArray().add(toolUse(DELETE, "parallel-delete")).add(toolUse(READ, "parallel-read"))))
       .add(new JsonObject().put("replies", new JsonArray().add(new JsonObject().put("text", "plain answer")))));
   }
@@ -139,6 +149,31 @@ final class ApprovalFixture {
 
   static Predicate<JsonObject> type(String type) {
     return e -> type.equals(e.getString("type"));
+  }
+
+  /**
+   * POSTs a message with {@code Accept: text/event-stream} and collects the SSE events until
+   * the response ends; {@code onEvent} sees each as it arrives.
+   */
+  Future<List<SseEvent>> stream(String id, String token, String content, Consumer<SseEvent> onEvent) {
+    RequestOptions options = new RequestOptions().setMethod(HttpMethod.POST).setHost("127.0.0.1").setPort(api.actualPort())
+      .setURI("/v1/conversations/" + id + "/messages")
+      .putHeader("Authorization", "Bearer " + token).putHeader("Accept", "text/event-stream")
+      .putHeader("Content-Type", "application/json");
+    return http.request(options).compose(req -> {
+      List<SseEvent> events = new ArrayList<>();
+      Promise<List<SseEvent>> done = Promise.promise();
+      req.response().onFailure(done::tryFail).onSuccess(resp -> {
+        resp.handler(SseParser.create().handler(ev -> {
+          events.add(ev);
+          onEvent.accept(ev);
+        }));
+        resp.endHandler(v -> done.tryComplete(events));
+        resp.exceptionHandler(done::tryFail);
+      });
+      req.end(new JsonObject().put("content", content).toBuffer()).onFailure(done::tryFail);
+      return done.future();
+    });
   }
 
   /** @return every call the notes server received so far (name and arguments), asked over the bus */

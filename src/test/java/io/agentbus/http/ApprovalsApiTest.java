@@ -10,16 +10,22 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.agentbus.bus.Actions;
+import io.agentbus.bus.Addresses;
 import io.agentbus.testing.Integration;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -30,7 +36,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Tool approvals over the HTTP API end to end: the mock model over real HTTP asks for tools of
  * a real stdio MCP server that records every call it receives ({@code approval: "destructive"}
  * on that server). Approve, deny, time out, 409 while paused, a read-only tool of the same turn
- * running meanwhile, tenant isolation and bad bodies.
+ * running meanwhile, tenant isolation, bad bodies, the turn's own SSE stream, the bus actions, and a
+ * dispatch on the bus (nobody to ask) refused.
  */
 @Integration
 @ExtendWith(VertxExtension.class)
@@ -296,5 +303,112 @@ class ApprovalsApiTest {
         return null;
       });
     })).onComplete(ctx.succeedingThenComplete());
+  }
+
+  @Test
+  void theTurnsOwnSseStreamCarriesTheApprovalEventsAndTheAnswerGoesThrough(VertxTestContext ctx) {
+    fx.create(ALICE).compose(id -> {
+      List<Future<HttpResponse<Buffer>>> answers = new ArrayList<>();
+      return fx.stream(id, ALICE, "STREAM: approve from the page", ev -> {
+        if ("approval_required".equals(ev.event())) {
+          JsonObject data = new JsonObject(ev.data());
+          answers.add(fx.answer(id, ALICE, data.getString("tool_use_id"), new JsonObject().put("approve", true)));
+        }
+      }).compose(events -> Future.all(new ArrayList<>(answers)).map(v -> {
+        ctx.verify(() -> {
+          List<String> types = events.stream().map(e -> e.event()).toList();
+          assertTrue(types.indexOf("tool_call_started") < types.indexOf("approval_required"), types.toString());
+          assertTrue(types.indexOf("approval_required") < types.indexOf("approval_resolved"), types.toString());
+          assertTrue(types.indexOf("approval_resolved") < types.indexOf("tool_call_finished"), types.toString());
+          assertEquals("done", types.get(types.size() - 1));
+          assertEquals(1, answers.size());
+          assertEquals(200, answers.get(0).result().statusCode());
+          JsonObject required = new JsonObject(events.get(types.indexOf("approval_required")).data());
+          assertEquals(DELETE, required.getString("name"));
+          assertEquals("notes", required.getString("server"));
+          assertEquals("delete_note", required.getString("tool"));
+          assertEquals("stream-me", required.getJsonObject("arguments").getString("note"));
+          assertTrue(required.getLong("expiresAt") > System.currentTimeMillis() - APPROVAL_TIMEOUT_MS);
+          assertTrue(required.getJsonObject("annotations").getBoolean("destructiveHint"));
+          JsonObject resolved = new JsonObject(events.get(types.indexOf("approval_resolved")).data());
+          assertTrue(resolved.getBoolean("approved"));
+          assertEquals(required.getString("tool_use_id"), resolved.getString("tool_use_id"));
+          JsonObject finished = new JsonObject(events.get(types.indexOf("tool_call_finished")).data());
+          assertFalse(finished.getBoolean("is_error"));
+        });
+        return id;
+      }));
+    }).compose(id -> fx.serverCalls()).onComplete(ctx.succeeding(calls -> ctx.verify(() -> {
+      assertTrue(called(calls, "stream-me"));
+      ctx.completeNow();
+    })));
+  }
+
+  @Test
+  void theBusActionsAnswerAndListWithTheTenantChecked(Vertx vertx, VertxTestContext ctx) {
+    DeliveryOptions approve = new DeliveryOptions()
+      .addHeader(Actions.HEADER, Actions.APPROVE);
+    DeliveryOptions list = new DeliveryOptions()
+      .addHeader(Actions.HEADER, Actions.APPROVALS);
+    String address = Addresses.CONVERSATION;
+    fx.create(ALICE).compose(id -> fx.awaitEvent(id, type("approval_required")).compose(required -> {
+      Future<HttpResponse<Buffer>> turn = fx.send(id, ALICE, "BUS approval");
+      return required.compose(event -> {
+        String toolUseId = event.getString("tool_use_id");
+        JsonObject answer = new JsonObject().put("id", id).put("toolUseId", toolUseId).put("approve", false)
+          .put("reason", "by bus");
+        return Future.all(
+            vertx.eventBus().<JsonObject>request(address, answer.copy().put("tenant", "bob"), approve)
+              .transform(ar -> Future.succeededFuture(ar.cause())),
+            vertx.eventBus().<JsonObject>request(address, new JsonObject().put("id", id).put("tenant", "alice"), list),
+            vertx.eventBus().<JsonObject>request(address, new JsonObject().put("id", id).put("toolUseId", toolUseId)
+              .put("tenant", "alice"), approve).transform(ar -> Future.succeededFuture(ar.cause())))
+          .compose(all -> {
+            ctx.verify(() -> {
+              assertEquals(404, ((ReplyException) all.resultAt(0)).failureCode());
+              Message<JsonObject> listed = all.resultAt(1);
+              assertEquals(toolUseId, listed.body().getJsonArray("approvals").getJsonObject(0).getString("tool_use_id"));
+              ReplyException noApprove = all.resultAt(2);
+              assertEquals(400, noApprove.failureCode());
+              assertTrue(noApprove.getMessage().contains("'approve'"), noApprove.getMessage());
+            });
+            return vertx.eventBus().<JsonObject>request(address, answer.copy().put("tenant", "alice"), approve);
+          }).map(reply -> {
+            ctx.verify(() -> assertEquals(new JsonObject().put("conversationId", id).put("toolUseId", toolUseId)
+              .put("approved", false), reply.body()));
+            return null;
+          });
+      }).compose(v -> turn).compose(done -> {
+        ctx.verify(() -> assertTrue(done.bodyAsJsonObject().getJsonArray("toolCalls").getJsonObject(0).getBoolean("isError")));
+        return Future.all(fx.serverCalls(), toolResults(id));
+      }).map(all -> {
+        ctx.verify(() -> {
+          assertFalse(called(all.resultAt(0), "bus-me"));
+          List<JsonObject> results = all.resultAt(1);
+          assertTrue(text(results.get(0)).contains("by bus"), text(results.get(0)));
+        });
+        return null;
+      });
+    })).onComplete(ctx.succeedingThenComplete());
+  }
+
+  @Test
+  void aDispatchOnTheBusNobodyCanApproveIsRefusedBeforeTheServer(Vertx vertx, VertxTestContext ctx) {
+    JsonObject body = new JsonObject().put("provider", "anthropic").put("content", new JsonArray()
+      .add(ApprovalFixture.toolUse(DELETE, "dispatch-me").put("id", "toolu_d1"))
+      .add(ApprovalFixture.toolUse(READ, "dispatch-read").put("id", "toolu_d2")));
+    vertx.eventBus().<JsonObject>request(Addresses.DISPATCH, body, new DeliveryOptions()
+        .addHeader(Actions.HEADER, Actions.DISPATCH))
+      .compose(reply -> fx.serverCalls().map(calls -> {
+        ctx.verify(() -> {
+          JsonArray content = reply.body().getJsonArray("content");
+          assertTrue(content.getJsonObject(0).getBoolean("is_error"));
+          assertTrue(text(content.getJsonObject(0)).contains("needs a person's approval"), text(content.getJsonObject(0)));
+          assertFalse(content.getJsonObject(1).getBoolean("is_error"));
+          assertFalse(called(calls, "dispatch-me"));
+          assertTrue(called(calls, "dispatch-read"));
+        });
+        return null;
+      })).onComplete(ctx.succeedingThenComplete());
   }
 }
