@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The conversation service on {@code agentbus.conversation} (actions {@code create},
- * {@code send}, {@code get}, {@code delete}, {@code list}). Deploy several instances to use
+ * {@code send}, {@code get}, {@code delete}, {@code list}, {@code approve}, {@code approvals}).
+ * Deploy several instances to use
  * every core: each also listens on its own address {@code agentbus.conversation.shard.<n>}.
  *
  * <p>The {@link ConversationStore} is the truth; the conversations in memory are a bounded
@@ -60,8 +61,10 @@ import org.slf4j.LoggerFactory;
  * turn carries {@code requestId} when given; {@code stream: false} says nobody watches the turn's
  * text deltas, so the model is asked for whole replies: see {@link TurnRunner}); get {@code {id,
  * tenant?}} → the conversation; delete {@code {id, tenant?}} → {@code {id, deleted: true}}; list {@code {tenant?, limit?, after?}}
- * → {@code {conversations: [...], next?}}; drain (on a shard address) refuses new turns and
- * replies once the running ones have finished.
+ * → {@code {conversations: [...], next?}}; approve {@code {id, toolUseId, approve, reason?, tenant?}}
+ * and approvals {@code {id, tenant?}} answer and list the tool calls of the running turn that wait
+ * for approval, wherever that turn runs ({@link ApprovalRequests}); drain (on a shard address)
+ * refuses new turns and replies once the running ones have finished.
  */
 public class ConversationVerticle extends VerticleBase {
 

@@ -141,6 +141,7 @@ final class TurnApprovals implements ToolApprover {
     }
     vertx.cancelTimer(p.timer);
     decided.add(toolUseId);
+    LOG.debug("[{}] tool call {} ({}) {} ({})", conversationId, toolUseId, p.name, approved ? "approved" : "not approved", by);
     JsonObject decision = new JsonObject().put("tool_use_id", toolUseId).put("name", p.name).put("approved", approved)
       .put("decidedBy", by);
     if (reason != null) {

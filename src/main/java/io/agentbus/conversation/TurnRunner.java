@@ -34,6 +34,9 @@ import org.slf4j.LoggerFactory;
  * {@code turnTimeoutMs} (see {@link ConversationOptions}). At {@code maxIterations} the turn
  * ends with one more model call that may not use tools ({@code tool_choice: none}), after a
  * note saying so, so the answer is text that says the turn stopped.
+ *
+ * <p>A tool call whose approval policy asks for it waits for a person's answer ({@link
+ * TurnApprovals}, one per turn, released when the turn ends) while the batch's other calls run.
  */
 final class TurnRunner {
 
