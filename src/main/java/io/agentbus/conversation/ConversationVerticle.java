@@ -563,6 +563,7 @@ public class ConversationVerticle extends VerticleBase {
   private void drain(Message<JsonObject> msg) {
     if (!draining) {
       LOG.info("conversation shard {} draining: {} turns running", shard, activeTurns);
+      runner.refuseApprovals("Agentbus is shutting down, so no answer can be waited for");
     }
     draining = true;
     if (activeTurns == 0) {

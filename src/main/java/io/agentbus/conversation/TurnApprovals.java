@@ -47,11 +47,15 @@ final class TurnApprovals implements ToolApprover {
   private final TurnEvents events;
   private final ToolApproval fallback;
   private final long timeoutMs;
+  /** The runner's turns that asked for an approval (this one joins at its first), for {@link #refuseAll}. */
+  private final Set<TurnApprovals> asking;
   private Map<String, Pending> pending;
   private Set<String> decided;
   private MessageConsumer<JsonObject> consumer;
   private Future<Void> registered;
   private boolean closed;
+  /** Why no call of this turn can be approved any more, or {@code null}. */
+  private String refusedBecause;
 
   private static final class Pending {
     final String name;
@@ -65,8 +69,10 @@ final class TurnApprovals implements ToolApprover {
     }
   }
 
-  TurnApprovals(Vertx vertx, String conversationId, TurnEvents events, ToolApproval fallback, long timeoutMs) {
+  TurnApprovals(Vertx vertx, String conversationId, TurnEvents events, ToolApproval fallback, long timeoutMs,
+                Set<TurnApprovals> asking) {
     this.vertx = vertx;
+    this.asking = asking;
     this.conversationId = conversationId;
     this.events = events;
     this.fallback = fallback;
@@ -83,9 +89,13 @@ final class TurnApprovals implements ToolApprover {
     if (closed) {
       return Future.succeededFuture(notRun(use.name(), "the turn ended before it was approved"));
     }
+    if (refusedBecause != null) {
+      return Future.succeededFuture(notRun(use.name(), refusedBecause));
+    }
     if (pending == null) {
       pending = new LinkedHashMap<>();
       decided = new HashSet<>();
+      asking.add(this);
     }
     if (pending.containsKey(use.id()) || decided.contains(use.id())) {
       return Future.succeededFuture(notRun(use.name(), "its tool_use id repeats one already asked about in this turn"));
@@ -132,7 +142,7 @@ final class TurnApprovals implements ToolApprover {
   /**
    * Decides a waiting call; @return whether it was waiting.
    *
-   * @param by {@code user}, {@code timeout}, {@code turn_ended} or {@code error}
+   * @param by {@code user}, {@code timeout}, {@code shutdown}, {@code turn_ended} or {@code error}
    */
   private boolean decide(String toolUseId, boolean approved, String reason, String by) {
     Pending p = pending == null ? null : pending.remove(toolUseId);
@@ -199,9 +209,18 @@ final class TurnApprovals implements ToolApprover {
     }
   }
 
+  /** No call of this turn can be approved any more (Agentbus drains): the waiting ones and later ones are refused. */
+  void refuseAll(String why) {
+    refusedBecause = why;
+    if (pending != null) {
+      new ArrayList<>(pending.keySet()).forEach(id -> decide(id, false, why, "shutdown"));
+    }
+  }
+
   /** The turn ended: a call still waiting is refused, and the turn's address is released. */
   void close() {
     closed = true;
+    asking.remove(this);
     if (pending != null) {
       new ArrayList<>(pending.keySet()).forEach(id -> decide(id, false, "the turn ended before it was approved", "turn_ended"));
     }

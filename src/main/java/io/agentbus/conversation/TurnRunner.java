@@ -17,7 +17,10 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,6 +59,8 @@ final class TurnRunner {
   private final ToolCatalog catalog;
   private final ToolDispatcher dispatcher;
   private final String modelName;
+  /** The running turns that asked for an approval: few, touched on this runner's context only. */
+  private final Set<TurnApprovals> asking = new HashSet<>();
 
   TurnRunner(Vertx vertx, ModelClient model, ConversationOptions options, ToolCatalog catalog, ToolDispatcher dispatcher) {
     this.vertx = vertx;
@@ -109,11 +114,19 @@ final class TurnRunner {
    */
   Future<JsonObject> run(Conversation conversation, Object userContent, TurnEvents events, boolean stream) {
     TurnApprovals approvals = new TurnApprovals(vertx, conversation.id(), events, options.getApproval(),
-      options.getApprovalTimeoutMs());
+      options.getApprovalTimeoutMs(), asking);
     Turn t = new Turn(conversation, events, catalog.current(), stream, options.getTurnTimeoutMs(), approvals);
     conversation.history().add(new JsonObject().put("role", "user").put("content", userContent));
     t.events.turnStarted(conversation.turns());
     return metrics.turn(iterate(t).andThen(ar -> approvals.close()));
+  }
+
+  /**
+   * Refuses every tool call of this runner's turns that waits for approval, and any later one:
+   * Agentbus drains, and nobody's answer can be waited for.
+   */
+  void refuseApprovals(String why) {
+    new ArrayList<>(asking).forEach(a -> a.refuseAll(why));
   }
 
   /**
