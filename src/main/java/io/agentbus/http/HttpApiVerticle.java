@@ -154,6 +154,7 @@ public class HttpApiVerticle extends VerticleBase {
     ApprovalRoutes approvals = new ApprovalRoutes(bus, responses);
     router.get("/v1/conversations/:id/approvals").handler(guard(approvals::list));
     router.post("/v1/conversations/:id/approvals/:toolUseId").handler(guard(approvals::answer));
+    router.get("/v1/conversations/:id/events").handler(guard(new ConversationWatch(vertx, bus, responses, HEARTBEAT_MS)::watch));
     router.get("/v1/tools").handler(guard(info::tools));
     for (int code : ROUTER_ERRORS) {
       // the code is passed on: a failure raised while routing (a malformed percent-escape)

@@ -82,6 +82,7 @@ final class ApprovalFixture {
       .add(script("TENANT", new JsonArray().add(toolUse(DELETE, "tenant-me"))))
       .add(script("STREAM", new JsonArray().add(toolUse(DELETE, "stream-me"))))
       .add(script("BUS", new JsonArray().add(toolUse(DELETE, "bus-me"))))
+      .add(script("WATCH", new JsonArray().add(toolUse(DELETE, "watch-me"))))
       .add(script("PARALLEL", new JsonArray().add(toolUse(DELETE, "parallel-delete")).add(toolUse(READ, "parallel-read"))))
       .add(new JsonObject().put("replies", new JsonArray().add(new JsonObject().put("text", "plain answer")))));
   }
@@ -172,6 +173,36 @@ final class ApprovalFixture {
         resp.exceptionHandler(done::tryFail);
       });
       req.end(new JsonObject().put("content", content).toBuffer()).onFailure(done::tryFail);
+      return done.future();
+    });
+  }
+
+  /**
+   * Opens {@code GET /v1/conversations/{id}/events} and hands each SSE event to {@code onEvent},
+   * which returns {@code true} to close the stream; completes with the events read (or fails
+   * with the status of a response that is not a stream).
+   */
+  Future<List<SseEvent>> watch(String id, String token, Predicate<SseEvent> onEvent) {
+    RequestOptions options = new RequestOptions().setMethod(HttpMethod.GET).setHost("127.0.0.1").setPort(api.actualPort())
+      .setURI("/v1/conversations/" + id + "/events").putHeader("Authorization", "Bearer " + token)
+      .putHeader("Accept", "text/event-stream");
+    return http.request(options).compose(req -> {
+      List<SseEvent> events = new ArrayList<>();
+      Promise<List<SseEvent>> done = Promise.promise();
+      req.response().onFailure(done::tryFail).onSuccess(resp -> {
+        if (resp.statusCode() != 200) {
+          resp.body().onComplete(b -> done.tryFail(resp.statusCode() + " " + (b.succeeded() ? b.result() : "")));
+          return;
+        }
+        resp.handler(SseParser.create().handler(ev -> {
+          events.add(ev);
+          if (onEvent.test(ev) && done.tryComplete(events)) {
+            resp.request().connection().close();
+          }
+        }));
+        resp.endHandler(v -> done.tryComplete(events));
+      });
+      req.end().onFailure(done::tryFail);
       return done.future();
     });
   }

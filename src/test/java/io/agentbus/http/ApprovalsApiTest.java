@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.agentbus.bus.Actions;
 import io.agentbus.bus.Addresses;
+import io.agentbus.sse.SseEvent;
 import io.agentbus.testing.Integration;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -410,5 +411,44 @@ class ApprovalsApiTest {
         });
         return null;
       })).onComplete(ctx.succeedingThenComplete());
+  }
+
+  @Test
+  void aWatcherOfTheConversationSeesAJsonTurnsWaitingCallAndItsOutcome(VertxTestContext ctx) {
+    fx.create(ALICE).compose(id -> fx.awaitEvent(id, type("approval_required")).compose(required -> {
+      Future<HttpResponse<Buffer>> turn = fx.send(id, ALICE, "WATCH from a page opened late");
+      // the watcher opens only once the call waits: the stream starts with it
+      return required.compose(event -> Future.all(
+          fx.watch(id, BOB, ev -> true).transform(ar -> Future.succeededFuture(ar.cause())),
+          fx.watch(id, ALICE, ev -> {
+            if ("approval_required".equals(ev.event())) {
+              fx.answer(id, ALICE, new JsonObject(ev.data()).getString("tool_use_id"), new JsonObject().put("approve", true));
+            }
+            return "done".equals(ev.event());
+          })))
+        .compose(watched -> {
+          ctx.verify(() -> {
+            Throwable bob = watched.resultAt(0);
+            assertTrue(bob.getMessage().startsWith("404 "), String.valueOf(bob.getMessage()));
+            List<SseEvent> events = watched.resultAt(1);
+            List<String> types = events.stream().map(e -> e.event()).toList();
+            assertEquals("approval_required", types.get(0), types.toString());
+            assertEquals("watch-me", new JsonObject(events.get(0).data()).getJsonObject("arguments").getString("note"));
+            assertTrue(types.indexOf("approval_resolved") > 0, types.toString());
+            assertTrue(types.indexOf("tool_call_finished") > types.indexOf("approval_resolved"), types.toString());
+            assertEquals("done", types.get(types.size() - 1));
+            JsonObject done = new JsonObject(events.get(events.size() - 1).data());
+            assertEquals("WATCH finished", done.getJsonObject("result").getString("answer"));
+          });
+          return turn;
+        })
+        .compose(done -> fx.serverCalls().map(calls -> {
+          ctx.verify(() -> {
+            assertEquals(200, done.statusCode(), done.bodyAsString());
+            assertTrue(called(calls, "watch-me"));
+          });
+          return null;
+        }));
+    })).onComplete(ctx.succeedingThenComplete());
   }
 }
