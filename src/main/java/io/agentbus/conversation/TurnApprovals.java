@@ -7,6 +7,7 @@ import io.agentbus.catalog.CatalogEntry;
 import io.agentbus.dispatch.DispatchRequest;
 import io.agentbus.dispatch.ToolApprover;
 import io.agentbus.mcp.ToolApproval;
+import io.agentbus.metrics.AgentbusMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -47,6 +48,7 @@ final class TurnApprovals implements ToolApprover {
   private final TurnEvents events;
   private final ToolApproval fallback;
   private final long timeoutMs;
+  private final AgentbusMetrics metrics;
   /** The runner's turns that asked for an approval (this one joins at its first), for {@link #refuseAll}. */
   private final Set<TurnApprovals> asking;
   private Map<String, Pending> pending;
@@ -77,6 +79,7 @@ final class TurnApprovals implements ToolApprover {
     this.events = events;
     this.fallback = fallback;
     this.timeoutMs = timeoutMs;
+    this.metrics = AgentbusMetrics.get(vertx);
   }
 
   @Override
@@ -122,6 +125,7 @@ final class TurnApprovals implements ToolApprover {
     }
     Pending p = new Pending(use.name(), description);
     pending.put(use.id(), p);
+    metrics.approvalAsked();
     p.timer = vertx.setTimer(Math.max(1, waitMs), t -> decide(use.id(), false, null, "timeout"));
     if (registered == null) {
       consumer = vertx.eventBus().consumer(Addresses.conversationApprovals(conversationId), this::onMessage);
@@ -151,6 +155,7 @@ final class TurnApprovals implements ToolApprover {
     }
     vertx.cancelTimer(p.timer);
     decided.add(toolUseId);
+    metrics.approvalDecided(approved ? "approved" : "user".equals(by) ? "denied" : by);
     LOG.debug("[{}] tool call {} ({}) {} ({})", conversationId, toolUseId, p.name, approved ? "approved" : "not approved", by);
     JsonObject decision = new JsonObject().put("tool_use_id", toolUseId).put("name", p.name).put("approved", approved)
       .put("decidedBy", by);

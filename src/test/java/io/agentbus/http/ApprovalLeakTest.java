@@ -91,7 +91,8 @@ class ApprovalLeakTest {
     }).onFailure(worker::fail);
   }
 
-  private record Level(long heapBytes, double runningTurns, double conversations, double httpInFlight) {
+  private record Level(long heapBytes, double runningTurns, double conversations, double httpInFlight, double waiting,
+                       double timedOut) {
   }
 
   /** Measured on a worker thread: collecting garbage blocks the caller. */
@@ -106,7 +107,9 @@ class ApprovalLeakTest {
       }
       return new Level(least, registry.get("agentbus.turns.running").gauge().value(),
         registry.get("agentbus.conversations.active").gauge().value(),
-        registry.get("agentbus.http.turns.in.flight").gauge().value());
+        registry.get("agentbus.http.turns.in.flight").gauge().value(),
+        registry.get("agentbus.tool.approvals.waiting").gauge().value(),
+        registry.get("agentbus.tool.approvals").tag("outcome", "timeout").counter().count());
     });
   }
 
@@ -138,6 +141,8 @@ class ApprovalLeakTest {
         assertEquals(0.0, after.runningTurns(), "running turns");
         assertEquals(before.conversations(), after.conversations(), "conversations in memory");
         assertEquals(before.httpInFlight(), after.httpInFlight(), "HTTP turns in flight");
+        assertEquals(0.0, after.waiting(), "approvals waiting");
+        assertEquals(ABANDONED, after.timedOut() - before.timedOut(), "approvals timed out");
         long grown = after.heapBytes() - before.heapBytes();
         assertTrue(grown < HEAP_SLACK_BYTES, "heap grew by " + grown + " bytes over " + ABANDONED
           + " abandoned approvals (before " + before.heapBytes() + ", after " + after.heapBytes() + ")");
