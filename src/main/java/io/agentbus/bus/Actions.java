@@ -68,6 +68,13 @@ public final class Actions {
    * {@code {elicitations: [input_required events]}}.
    */
   public static final String ELICITATIONS = "elicitations";
+  /**
+   * Conversation: answer a tool call that waits for approval ({@code {id, toolUseId, approve,
+   * reason?, tenant?}} → {@code {conversationId, toolUseId, approved}}).
+   */
+  public static final String APPROVE = "approve";
+  /** Conversation: the tool calls that wait for approval ({@code {id, tenant?}} → {@code {approvals: [...]}}). */
+  public static final String APPROVALS = "approvals";
   /** Conversation shard: refuse new turns, reply when the running ones are done. */
   public static final String DRAIN = "drain";
 

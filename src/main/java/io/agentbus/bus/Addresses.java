@@ -58,6 +58,14 @@ public final class Addresses {
     return CONVERSATION + ".node." + nodeId;
   }
 
+  /**
+   * @return where the turn of one conversation that waits for approvals answers them (registered
+   *     cluster-wide by that turn while it runs, once a call of it needed approval)
+   */
+  public static String conversationApprovals(String conversationId) {
+    return CONVERSATION + "." + conversationId + ".approvals";
+  }
+
   /** @return where one conversation's turn events are published */
   public static String conversationEvents(String conversationId) {
     return CONVERSATION + "." + conversationId + ".events";

@@ -1,5 +1,6 @@
 package io.agentbus.catalog;
 
+import io.agentbus.mcp.ToolApproval;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -16,13 +17,26 @@ import io.vertx.core.json.JsonObject;
  * @param definition the raw MCP {@code Tool} object
  * @param input the compiled input schema
  * @param output the compiled output schema, or {@code null} without an outputSchema
+ * @param approval the approval policy configured for this tool or its server, or {@code null}
+ *     when neither sets one (the caller's default applies: see {@link #asksApproval})
+ * @param destructive whether the tool counts as destructive by its annotations ({@link ToolApproval#destructive})
  */
 public record CatalogEntry(String name, String server, String tool, String description,
                            JsonObject inputSchema, JsonObject cleanedSchema, JsonObject outputSchema,
-                           JsonObject definition, SchemaCheck input, SchemaCheck output) {
+                           JsonObject definition, SchemaCheck input, SchemaCheck output,
+                           ToolApproval approval, boolean destructive) {
 
-  /** Builds an entry from a raw MCP tool definition, compiling its schemas. */
+  /** Builds an entry from a raw MCP tool definition, compiling its schemas; no approval policy of its own. */
   public static CatalogEntry of(String name, String server, JsonObject definition) {
+    return of(name, server, definition, null);
+  }
+
+  /**
+   * Builds an entry from a raw MCP tool definition, compiling its schemas.
+   *
+   * @param approval the policy configured for the tool or its server, or {@code null}
+   */
+  public static CatalogEntry of(String name, String server, JsonObject definition, ToolApproval approval) {
     String tool = definition.getString("name");
     JsonObject inputSchema = definition.getValue("inputSchema") instanceof JsonObject s ? s : new JsonObject();
     JsonObject outputSchema = definition.getValue("outputSchema") instanceof JsonObject s ? s : null;
@@ -30,13 +44,30 @@ public record CatalogEntry(String name, String server, String tool, String descr
     String label = server + "/" + tool;
     return new CatalogEntry(name, server, tool, description, inputSchema, SchemaCleaner.clean(inputSchema),
       outputSchema, definition, SchemaCheck.compile(label + " inputSchema", inputSchema),
-      outputSchema == null ? null : SchemaCheck.compile(label + " outputSchema", outputSchema));
+      outputSchema == null ? null : SchemaCheck.compile(label + " outputSchema", outputSchema),
+      approval, ToolApproval.destructive(definition));
+  }
+
+  /**
+   * @param fallback the policy when neither the tool nor its server configures one
+   * @return whether a call of this tool waits for approval
+   */
+  public boolean asksApproval(ToolApproval fallback) {
+    return (approval != null ? approval : fallback).asks(destructive);
+  }
+
+  /** @return the same compiled tool under another approval policy */
+  CatalogEntry withApproval(ToolApproval newApproval) {
+    return newApproval == approval ? this
+      : new CatalogEntry(name, server, tool, description, inputSchema, cleanedSchema, outputSchema, definition, input, output,
+        newApproval, destructive);
   }
 
   /** @return the same compiled tool under another model-side name */
   CatalogEntry renamed(String newName) {
     return newName.equals(name) ? this
-      : new CatalogEntry(newName, server, tool, description, inputSchema, cleanedSchema, outputSchema, definition, input, output);
+      : new CatalogEntry(newName, server, tool, description, inputSchema, cleanedSchema, outputSchema, definition, input, output,
+        approval, destructive);
   }
 
   /** @return the Anthropic tool definition {@code {name, description, input_schema}} */

@@ -1,5 +1,6 @@
 package io.agentbus.catalog;
 
+import io.agentbus.mcp.ToolApproval;
 import io.agentbus.model.Provider;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -57,6 +58,19 @@ public final class CatalogSnapshot {
    *     keep their compiled schemas (no recompilation, compile problems logged once)
    */
   public static CatalogSnapshot build(long version, Map<String, List<JsonObject>> toolsByServer, CatalogSnapshot previous) {
+    return build(version, toolsByServer, Map.of(), previous);
+  }
+
+  /**
+   * Builds a snapshot with each server's approval policies.
+   *
+   * @param approvals per server, what its verticle publishes as {@code approval} ({@code
+   *     {approval?, tools?: {tool: policy}}}, see {@code McpServerOptions#approvalJson}); a
+   *     server without an entry configures none
+   * @see #build(long, Map, CatalogSnapshot)
+   */
+  public static CatalogSnapshot build(long version, Map<String, List<JsonObject>> toolsByServer,
+                                      Map<String, JsonObject> approvals, CatalogSnapshot previous) {
     Map<String, List<JsonObject>> sorted = new TreeMap<>(toolsByServer);
     List<ToolNames.Key> keys = new ArrayList<>();
     List<JsonObject> definitions = new ArrayList<>();
@@ -75,10 +89,22 @@ public final class CatalogSnapshot {
       ToolNames.Key key = keys.get(i);
       String name = names.get(key);
       CatalogEntry old = previous == null ? null : previous.byTool.get(key);
+      ToolApproval approval = approvalOf(approvals.get(key.server()), key.tool());
       entries.add(old != null && old.definition().equals(definitions.get(i))
-        ? old.renamed(name) : CatalogEntry.of(name, key.server(), definitions.get(i)));
+        ? old.renamed(name).withApproval(approval) : CatalogEntry.of(name, key.server(), definitions.get(i), approval));
     }
     return new CatalogSnapshot(version, entries);
+  }
+
+  /** @return the tool's own policy, else its server's, else {@code null}; words that are no policy count as absent */
+  private static ToolApproval approvalOf(JsonObject serverApproval, String tool) {
+    if (serverApproval == null) {
+      return null;
+    }
+    ToolApproval own = serverApproval.getValue("tools") instanceof JsonObject tools && tools.getValue(tool) instanceof String w
+      ? ToolApproval.find(w) : null;
+    return own != null ? own
+      : serverApproval.getValue("approval") instanceof String w ? ToolApproval.find(w) : null;
   }
 
   /** @return the version: increases by one with every rebuild */

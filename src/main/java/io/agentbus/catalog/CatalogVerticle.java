@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,6 +59,8 @@ public class CatalogVerticle extends VerticleBase {
   private List<String> servers;
   private long listTimeoutMs = DEFAULT_LIST_TIMEOUT_MS;
   private final Map<String, List<JsonObject>> tools = new LinkedHashMap<>();
+  /** Each server's approval policies, as its verticle publishes them (absent: none configured). */
+  private final Map<String, JsonObject> approvals = new HashMap<>();
   /** The nodes each server runs on (its tools stay while one of them is live and not STOPPED). */
   private final Map<String, Set<String>> nodes = new HashMap<>();
   private String localNode;
@@ -122,6 +125,7 @@ public class CatalogVerticle extends VerticleBase {
       .map(reply -> {
         if (generation.getOrDefault(server, 0L) == gen) {
           tools.put(server, toolList(reply.body().getJsonArray("tools")));
+          putApproval(server, reply.body());
           nodes.computeIfAbsent(server, k -> new HashSet<>()).add(reply.body().getString("node", localNode));
         }
         return (Void) null;
@@ -154,11 +158,19 @@ public class CatalogVerticle extends VerticleBase {
     generation.merge(server, 1L, Long::sum);
     nodes.computeIfAbsent(server, k -> new HashSet<>()).add(body.getString("node", localNode));
     List<JsonObject> list = toolList(body.getJsonArray("tools"));
-    if (list.equals(tools.get(server))) {
+    boolean approvalChanged = putApproval(server, body);
+    if (list.equals(tools.get(server)) && !approvalChanged) {
       return;
     }
     tools.put(server, list);
     rebuildSoon("tools of '" + server + "' changed");
+  }
+
+  /** @return whether the server's approval policies changed */
+  private boolean putApproval(String server, JsonObject body) {
+    JsonObject approval = body.getValue("approval") instanceof JsonObject a ? a : null;
+    JsonObject before = approval == null ? approvals.remove(server) : approvals.put(server, approval);
+    return !Objects.equals(before, approval);
   }
 
   private void onStatus(Message<JsonObject> msg) {
@@ -179,6 +191,7 @@ public class CatalogVerticle extends VerticleBase {
   private void drop(String server, String why) {
     generation.merge(server, 1L, Long::sum);
     tools.remove(server);
+    approvals.remove(server);
     nodes.remove(server);
     rebuildSoon(why);
   }
@@ -223,7 +236,7 @@ public class CatalogVerticle extends VerticleBase {
     long start = System.nanoTime();
     // Compiling schemas runs here, on the event loop: unchanged tools reuse their compiled
     // entries, so only new or changed definitions cost anything (milliseconds while cold).
-    CatalogSnapshot next = CatalogSnapshot.build(previous.version() + 1, tools, previous);
+    CatalogSnapshot next = CatalogSnapshot.build(previous.version() + 1, tools, approvals, previous);
     cat.publish(next);
     log.info("catalog: version {} with {} tools ({}), built in {} us", next.version(), next.size(), why,
       (System.nanoTime() - start) / 1_000);

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * {@code agentbus chat [--config FILE] [--mcp-config FILE]}: a terminal chat with an
@@ -78,7 +79,7 @@ public final class ChatCommand {
         events.clear(); // a late event of an earlier turn must not be shown as part of this one
         Future<JsonObject> turn = launched.agentbus().send(id, line);
         out.print("agentbus> ");
-        boolean reported = printUntilDone(events, turn, out);
+        boolean reported = printUntilDone(events, turn, out, approver(vertx, id, reader, out));
         try {
           Cli.await(turn);
         } catch (RuntimeException e) {
@@ -138,9 +139,34 @@ public final class ChatCommand {
     return String.join(", ", described);
   }
 
+  /** Reads the answer to an approval question from the terminal and sends it to the conversation. */
+  private static Consumer<JsonObject> approver(Vertx vertx, String id, BufferedReader reader, PrintStream out) {
+    return e -> {
+      String line;
+      try {
+        line = reader.readLine();
+      } catch (IOException ex) {
+        line = null;
+      }
+      boolean yes = TurnPrinter.approves(line);
+      JsonObject answer = new JsonObject().put("id", id).put("toolUseId", e.getString("tool_use_id")).put("approve", yes);
+      if (!yes) {
+        answer.put("reason", TurnPrinter.DECLINED);
+      }
+      try {
+        Cli.await(vertx.eventBus().request(Addresses.CONVERSATION, answer,
+          new DeliveryOptions().addHeader(Actions.HEADER, Actions.APPROVE).setSendTimeout(STATUS_TIMEOUT_MS * 5)));
+        out.print("  [" + (yes ? "approved" : "denied") + "]");
+      } catch (RuntimeException ex) {
+        out.print("  [the answer was not taken: " + ex.getMessage() + "]");
+      }
+    };
+  }
+
   /** @return whether the turn's {@code done} event was printed (it reports a failure itself) */
-  private static boolean printUntilDone(BlockingQueue<JsonObject> events, Future<JsonObject> turn, PrintStream out) {
-    TurnPrinter printer = new TurnPrinter(out);
+  private static boolean printUntilDone(BlockingQueue<JsonObject> events, Future<JsonObject> turn, PrintStream out,
+                                        Consumer<JsonObject> approver) {
+    TurnPrinter printer = new TurnPrinter(out, approver);
     while (true) {
       JsonObject e;
       try {

@@ -9,6 +9,7 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -45,7 +46,7 @@ final class RemoteChat {
         if (line == null || line.isBlank()) {
           return Cli.OK;
         }
-        turn(http, base + "/v1/conversations/" + id + "/messages", token, line, out, err);
+        turn(http, base + "/v1/conversations/" + id, token, line, reader, out, err);
       }
     } catch (IOException e) {
       return Cli.fail(err, "cannot talk to " + base + ": " + e.getMessage());
@@ -76,9 +77,29 @@ final class RemoteChat {
     return b;
   }
 
-  private static void turn(HttpClient http, String url, String token, String text, PrintStream out, PrintStream err)
-    throws IOException, InterruptedException {
-    HttpRequest req = request(url, token, new JsonObject().put("content", text).encode())
+  /** Reads the answer to an approval question from the terminal and posts it. */
+  private static void answer(HttpClient http, String conversation, String token, JsonObject e, BufferedReader reader,
+                             PrintStream out) {
+    try {
+      boolean yes = TurnPrinter.approves(reader.readLine());
+      JsonObject body = new JsonObject().put("approve", yes);
+      if (!yes) {
+        body.put("reason", TurnPrinter.DECLINED);
+      }
+      String url = conversation + "/approvals/" + URLEncoder.encode(e.getString("tool_use_id"), StandardCharsets.UTF_8);
+      HttpResponse<String> answered = http.send(request(url, token, body.encode()).build(), HttpResponse.BodyHandlers.ofString());
+      out.print(answered.statusCode() == 200 ? "  [" + (yes ? "approved" : "denied") + "]"
+        : "  [the answer was not taken: HTTP " + answered.statusCode() + " " + answered.body() + "]");
+    } catch (IOException ex) {
+      out.print("  [the answer was not taken: " + ex.getMessage() + "]");
+    } catch (InterruptedException ex) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void turn(HttpClient http, String conversation, String token, String text, BufferedReader reader,
+                           PrintStream out, PrintStream err) throws IOException, InterruptedException {
+    HttpRequest req = request(conversation + "/messages", token, new JsonObject().put("content", text).encode())
       .header("accept", "text/event-stream").build();
     HttpResponse<InputStream> resp = http.send(req, HttpResponse.BodyHandlers.ofInputStream());
     try (InputStream body = resp.body()) {
@@ -87,7 +108,7 @@ final class RemoteChat {
         return;
       }
       out.print("agentbus> ");
-      TurnPrinter printer = new TurnPrinter(out);
+      TurnPrinter printer = new TurnPrinter(out, e -> answer(http, conversation, token, e, reader, out));
       boolean[] done = {false};
       SseParser parser = SseParser.create();
       parser.handler(event -> {

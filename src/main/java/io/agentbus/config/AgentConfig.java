@@ -6,6 +6,7 @@ import io.agentbus.conversation.HistoryPolicy;
 import io.agentbus.http.HttpApiOptions;
 import io.agentbus.limits.MemoryBudget;
 import io.agentbus.mcp.Tenants;
+import io.agentbus.mcp.ToolApproval;
 import io.agentbus.model.ModelOptions;
 import io.agentbus.options.ConfigException;
 import io.agentbus.options.EnvExpander;
@@ -22,6 +23,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,6 +44,7 @@ import org.slf4j.LoggerFactory;
  *  "history": {"lastTurns": 0, "toolResultMaxChars": 0},
  *  "conversationInstances": 2, "drainTimeoutMs": 30000, "conversationIdleTimeoutMs": 600000, "maxConversations": 100000,
  *  "conversationMemoryBytes": 1610612736, "maxHistoryBytes": 16777216,
+ *  "approvals": {"default": "never"|"destructive"|"always", "timeoutMs": 300000},
  *  "store": {"type": "sqlite"|"postgres"|"memory", "path": "data/agentbus.db", "uri": "postgresql://...",
  *            "schema": null, "poolSize": 4, "connectTimeoutMs": 5000, "requestTimeoutMs": 10000,
  *            "maxPendingRequests": 1000, "synchronous": "normal"},
@@ -163,6 +166,13 @@ public final class AgentConfig {
     ifSet(top.longField("conversationIdleTimeoutMs", 0), conv::setIdleTimeoutMs);
     ifSet(top.longField("conversationMemoryBytes", 1), conv::setMemoryBytes);
     ifSet(top.longField("maxHistoryBytes", 1), conv::setMaxHistoryBytes);
+    JsonFields approvals = top.object("approvals");
+    String approval = approvals.string("default");
+    if (approval != null) {
+      conv.setApproval(Optional.ofNullable(ToolApproval.find(approval)).orElseThrow(() -> approvals.error("default",
+        "must be " + ToolApproval.CHOICES + " (was \"" + approval + "\")")));
+    }
+    ifSet(approvals.longField("timeoutMs", 1), conv::setApprovalTimeoutMs);
     StoreOptions store = store(top.object("store"), json.getJsonObject("store"));
     ClusterOptions cluster = cluster(top.object("cluster"), json.getJsonObject("cluster"));
     JsonFields history = top.object("history");

@@ -1,6 +1,7 @@
 package io.agentbus.conversation;
 
 import io.agentbus.limits.MemoryBudget;
+import io.agentbus.mcp.ToolApproval;
 import io.agentbus.model.ModelOptions;
 import io.agentbus.options.OptionsJson;
 import io.vertx.core.json.JsonObject;
@@ -11,7 +12,7 @@ import java.util.Objects;
  * admission limits. JSON shape: {@code {model: {...ModelOptions}, system, maxTokens,
  * maxIterations, tokenBudget, history: {lastTurns, toolResultMaxChars}, stream,
  * toolTimeoutMs, turnTimeoutMs, maxConversations, maxActiveTurns, idleTimeoutMs, memoryBytes,
- * maxHistoryBytes}}.
+ * maxHistoryBytes, approval, approvalTimeoutMs}}.
  *
  * <p><b>Memory.</b> The conversations in memory are a cache in front of the conversation
  * store, bounded by count ({@code maxConversations}) and by the estimated heap bytes of their
@@ -26,6 +27,11 @@ import java.util.Objects;
  * its timeout ({@code toolTimeoutMs}, else the server's {@code timeoutMs}) is restarted by the
  * server's progress notifications, never past the hard limit. Waiting for the server and for a
  * call slot spends the same budget.
+ *
+ * <p><b>Approvals.</b> {@code approval} ({@code never}, {@code destructive} or {@code always}) is
+ * the policy of tools whose server and own entry in {@code mcp.json} set none. A call that waits
+ * for approval waits at most {@code approvalTimeoutMs}, and never past what is left of the turn;
+ * the wait is spent from the call's budget.
  */
 public class ConversationOptions {
 
@@ -65,6 +71,8 @@ public class ConversationOptions {
    * the model can still answer after the last tool call ran out of time.
    */
   public static final long DEFAULT_TURN_TIMEOUT_MS = SEND_TIMEOUT_MS - 60_000L;
+  /** How long a tool call waits for a person's approval by default: 5 minutes (never past the turn's deadline). */
+  public static final long DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000L;
 
   private ModelOptions model = new ModelOptions();
   private String system;
@@ -80,6 +88,8 @@ public class ConversationOptions {
   private long idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS;
   private long memoryBytes = DEFAULT_MEMORY_BYTES;
   private long maxHistoryBytes = DEFAULT_MAX_HISTORY_BYTES;
+  private ToolApproval approval = ToolApproval.NEVER;
+  private long approvalTimeoutMs = DEFAULT_APPROVAL_TIMEOUT_MS;
 
   public ConversationOptions() {
   }
@@ -113,6 +123,13 @@ public class ConversationOptions {
     setIdleTimeoutMs(OptionsJson.longField(json, "idleTimeoutMs", 0, DEFAULT_IDLE_TIMEOUT_MS));
     setMemoryBytes(OptionsJson.longField(json, "memoryBytes", 1, DEFAULT_MEMORY_BYTES));
     setMaxHistoryBytes(OptionsJson.longField(json, "maxHistoryBytes", 1, DEFAULT_MAX_HISTORY_BYTES));
+    String word = OptionsJson.string(json, "approval", ToolApproval.NEVER.id());
+    ToolApproval a = ToolApproval.find(word);
+    if (a == null) {
+      throw new IllegalArgumentException("field 'approval' must be " + ToolApproval.CHOICES + " (was \"" + word + "\")");
+    }
+    setApproval(a);
+    setApprovalTimeoutMs(OptionsJson.longField(json, "approvalTimeoutMs", 1, DEFAULT_APPROVAL_TIMEOUT_MS));
   }
 
   /** @return the JSON form (holds the model API key: never log it) */
@@ -129,7 +146,9 @@ public class ConversationOptions {
       .put("maxActiveTurns", maxActiveTurns)
       .put("idleTimeoutMs", idleTimeoutMs)
       .put("memoryBytes", memoryBytes)
-      .put("maxHistoryBytes", maxHistoryBytes);
+      .put("maxHistoryBytes", maxHistoryBytes)
+      .put("approval", approval.id())
+      .put("approvalTimeoutMs", approvalTimeoutMs);
     if (system != null) {
       json.put("system", system);
     }
@@ -217,6 +236,27 @@ public class ConversationOptions {
   }
 
   /** @return how long a turn's tool calls may run, from the turn's start (caps every call's budget) */
+  /** @return the approval policy of tools whose server and own entry set none */
+  public ToolApproval getApproval() { return approval; }
+
+  /** Sets the approval policy of tools whose server and own entry set none. */
+  public ConversationOptions setApproval(ToolApproval approval) {
+    this.approval = Objects.requireNonNull(approval, "'approval' cannot be null");
+    return this;
+  }
+
+  /** @return how long a call waits for approval at most (never past the turn's deadline) */
+  public long getApprovalTimeoutMs() { return approvalTimeoutMs; }
+
+  /** Sets how long a call waits for approval at most (>= 1 ms). */
+  public ConversationOptions setApprovalTimeoutMs(long approvalTimeoutMs) {
+    if (approvalTimeoutMs < 1) {
+      throw new IllegalArgumentException("approvalTimeoutMs must be >= 1");
+    }
+    this.approvalTimeoutMs = approvalTimeoutMs;
+    return this;
+  }
+
   public long getTurnTimeoutMs() { return turnTimeoutMs; }
 
   public ConversationOptions setTurnTimeoutMs(long turnTimeoutMs) {

@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The conversation service on {@code agentbus.conversation} (actions {@code create},
- * {@code send}, {@code get}, {@code delete}, {@code list}). Deploy several instances to use
+ * {@code send}, {@code get}, {@code delete}, {@code list}, {@code approve}, {@code approvals}).
+ * Deploy several instances to use
  * every core: each also listens on its own address {@code agentbus.conversation.shard.<n>}.
  *
  * <p>The {@link ConversationStore} is the truth; the conversations in memory are a bounded
@@ -61,8 +62,10 @@ import org.slf4j.LoggerFactory;
  * turn carries {@code requestId} when given; {@code stream: false} says nobody watches the turn's
  * text deltas, so the model is asked for whole replies: see {@link TurnRunner}); get {@code {id,
  * tenant?}} → the conversation; delete {@code {id, tenant?}} → {@code {id, deleted: true}}; list {@code {tenant?, limit?, after?}}
- * → {@code {conversations: [...], next?}}; drain (on a shard address) refuses new turns and
- * replies once the running ones have finished.
+ * → {@code {conversations: [...], next?}}; approve {@code {id, toolUseId, approve, reason?, tenant?}}
+ * and approvals {@code {id, tenant?}} answer and list the tool calls of the running turn that wait
+ * for approval, wherever that turn runs ({@link ApprovalRequests}); drain (on a shard address)
+ * refuses new turns and replies once the running ones have finished.
  */
 public class ConversationVerticle extends VerticleBase {
 
@@ -79,6 +82,7 @@ public class ConversationVerticle extends VerticleBase {
   private ConversationOptions options;
   private ModelClient model;
   private TurnRunner runner;
+  private ApprovalRequests approvals;
   private AgentbusMetrics metrics;
   private int shard = -1;
   private String loop;
@@ -108,6 +112,7 @@ public class ConversationVerticle extends VerticleBase {
     DispatcherOptions dispatch = config().getValue("dispatcher") instanceof JsonObject d
       ? new DispatcherOptions(d) : new DispatcherOptions();
     runner = new TurnRunner(vertx, model, options, catalog, new ToolDispatcher(vertx, catalog, dispatch));
+    approvals = new ApprovalRequests(vertx, this::resolve);
     shard = claimShard();
     if (context.isEventLoopContext()) {
       loop = Thread.currentThread().getName();
@@ -212,8 +217,10 @@ public class ConversationVerticle extends VerticleBase {
       ElicitationAnswers.list(vertx, msg, body);
       return;
     }
-    if (!Actions.SEND.equals(action) && !Actions.GET.equals(action) && !Actions.DELETE.equals(action)) {
-      msg.fail(FailureCodes.NOT_FOUND, "unknown action '" + action + "' (create, send, get, delete, list, answer, elicitations)");
+    if (!Actions.SEND.equals(action) && !Actions.GET.equals(action) && !Actions.DELETE.equals(action)
+        && !Actions.APPROVE.equals(action) && !Actions.APPROVALS.equals(action)) {
+      msg.fail(FailureCodes.NOT_FOUND, "unknown action '" + action
+        + "' (create, send, get, delete, list, approve, approvals, answer, elicitations)");
       return;
     }
     if (!(body.getValue("id") instanceof String id)) {
@@ -222,6 +229,7 @@ public class ConversationVerticle extends VerticleBase {
     }
     switch (action) {
       case Actions.SEND -> send(msg, id, body);
+      case Actions.APPROVE, Actions.APPROVALS -> approvals.forward(msg, action, id, body);
       case Actions.GET -> resolve(id, body).onComplete(ar -> {
         if (ar.succeeded()) {
           msg.reply(ar.result().toJson());
@@ -238,7 +246,7 @@ public class ConversationVerticle extends VerticleBase {
     return owner == null ? tenant == null : owner.equals(tenant);
   }
 
-  private static Refusal notFound(String id) {
+  static Refusal notFound(String id) {
     return new Refusal(FailureCodes.NOT_FOUND, "no conversation '" + id + "'");
   }
 
@@ -356,7 +364,7 @@ public class ConversationVerticle extends VerticleBase {
   }
 
   /** A failure to reply with: code, message, and whether the message is meant for the end caller even as a 500. */
-  private static final class Refusal extends RuntimeException {
+  static final class Refusal extends RuntimeException {
     final int code;
     final boolean reported;
 
@@ -371,7 +379,7 @@ public class ConversationVerticle extends VerticleBase {
     }
   }
 
-  private static void fail(Message<JsonObject> msg, Throwable err) {
+  static void fail(Message<JsonObject> msg, Throwable err) {
     if (err instanceof Refusal rf) {
       if (rf.reported) {
         msg.reply(new ReportedFailure(rf.code, rf.getMessage()));
@@ -593,6 +601,7 @@ public class ConversationVerticle extends VerticleBase {
   private void drain(Message<JsonObject> msg) {
     if (!draining) {
       LOG.info("conversation shard {} draining: {} turns running", shard, activeTurns);
+      runner.refuseApprovals("Agentbus is shutting down, so no answer can be waited for");
     }
     draining = true;
     if (activeTurns == 0) {

@@ -12,7 +12,9 @@ import io.vertx.core.json.JsonObject;
  * {@code tool_call_started} / {@code tool_call_finished} (published by the dispatcher on the
  * same address), {@code tool_call_progress {tool_use_id, name, server, tool, progress, total?,
  * message?}} (published by the tool's server verticle, at most one per call every 200 ms),
- * {@code usage {turn, conversation}} and {@code done {result}}.
+ * {@code approval_required {tool_use_id, name, server, tool, arguments, ...}} and
+ * {@code approval_resolved {tool_use_id, name, approved, reason?, decidedBy}} (see
+ * {@link TurnApprovals}), {@code usage {turn, conversation}} and {@code done {result}}.
  *
  * <p>When the sender of the turn gave a {@code requestId}, every event of that turn carries
  * it, so a subscriber can tell its own turn from another caller's on the same conversation.
@@ -67,6 +69,16 @@ final class TurnEvents {
 
   void usage(Usage turn, Usage conversation) {
     publish("usage", new JsonObject().put("turn", turn.toJson()).put("conversation", conversation.toJson()));
+  }
+
+  /** A tool call waits for approval: {@code approval} is its {@code TurnApprovals} description. */
+  void approvalRequired(JsonObject approval) {
+    publish("approval_required", approval);
+  }
+
+  /** A tool call's approval was decided: {@code {tool_use_id, name, approved, reason?, decidedBy}}. */
+  void approvalResolved(JsonObject decision) {
+    publish("approval_resolved", decision);
   }
 
   void done(JsonObject result) {

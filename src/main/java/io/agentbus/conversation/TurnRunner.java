@@ -17,7 +17,10 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +37,9 @@ import org.slf4j.LoggerFactory;
  * {@code turnTimeoutMs} (see {@link ConversationOptions}). At {@code maxIterations} the turn
  * ends with one more model call that may not use tools ({@code tool_choice: none}), after a
  * note saying so, so the answer is text that says the turn stopped.
+ *
+ * <p>A tool call whose approval policy asks for it waits for a person's answer ({@link
+ * TurnApprovals}, one per turn, released when the turn ends) while the batch's other calls run.
  */
 final class TurnRunner {
 
@@ -55,6 +61,8 @@ final class TurnRunner {
   private final String modelName;
   /** Where the servers' requests during this runner's tool calls go (its conversation instance), or {@code null}. */
   private String callerAddress;
+  /** The running turns that asked for an approval: few, touched on this runner's context only. */
+  private final Set<TurnApprovals> asking = new HashSet<>();
 
   TurnRunner(Vertx vertx, ModelClient model, ConversationOptions options, ToolCatalog catalog, ToolDispatcher dispatcher) {
     this.vertx = vertx;
@@ -88,12 +96,15 @@ final class TurnRunner {
     final boolean watched;
     final long deadlineNanos;
     final JsonArray toolCalls = new JsonArray();
+    final TurnApprovals approvals;
     Usage usage = Usage.ZERO;
     int iteration;
     String lastText = "";
 
-    Turn(Conversation conversation, TurnEvents events, CatalogSnapshot snapshot, boolean watched, long timeoutMs) {
+    Turn(Conversation conversation, TurnEvents events, CatalogSnapshot snapshot, boolean watched, long timeoutMs,
+         TurnApprovals approvals) {
       this.conversation = conversation;
+      this.approvals = approvals;
       this.events = events;
       this.snapshot = snapshot;
       this.watched = watched;
@@ -114,10 +125,20 @@ final class TurnRunner {
    *     of events, when {@link #wholeReplyFits} (else it streams, the deltas unseen)
    */
   Future<JsonObject> run(Conversation conversation, Object userContent, TurnEvents events, boolean stream) {
-    Turn t = new Turn(conversation, events, catalog.current(), stream, options.getTurnTimeoutMs());
+    TurnApprovals approvals = new TurnApprovals(vertx, conversation.id(), events, options.getApproval(),
+      options.getApprovalTimeoutMs(), asking);
+    Turn t = new Turn(conversation, events, catalog.current(), stream, options.getTurnTimeoutMs(), approvals);
     conversation.history().add(new JsonObject().put("role", "user").put("content", userContent));
     t.events.turnStarted(conversation.turns());
-    return metrics.turn(iterate(t));
+    return metrics.turn(iterate(t).andThen(ar -> approvals.close()));
+  }
+
+  /**
+   * Refuses every tool call of this runner's turns that waits for approval, and any later one:
+   * Agentbus drains, and nobody's answer can be waited for.
+   */
+  void refuseApprovals(String why) {
+    new ArrayList<>(asking).forEach(a -> a.refuseAll(why));
   }
 
   /**
@@ -289,7 +310,7 @@ final class TurnRunner {
     Future<JsonObject> results;
     try {
       // In-process on this context: only the MCP calls themselves cross to the servers' loops.
-      results = dispatcher.dispatch(DispatchRequest.parse(body));
+      results = dispatcher.dispatch(DispatchRequest.parse(body), t.approvals);
     } catch (DispatchRequest.Invalid e) {
       results = Future.failedFuture(e);
     }

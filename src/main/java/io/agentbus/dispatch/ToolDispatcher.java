@@ -54,11 +54,21 @@ public final class ToolDispatcher {
    * @return the user message {@code {role:"user", content:[tool_result...]}}
    */
   public Future<JsonObject> dispatch(DispatchRequest request) {
+    return dispatch(request, ToolApprover.NONE);
+  }
+
+  /**
+   * Runs a batch as {@link #dispatch(DispatchRequest)} does; a call that {@code approver} says
+   * needs approval waits for it (after its arguments are validated) while the others run, and
+   * a call that is not approved gets an {@code is_error} result with the reason, never reaching
+   * its server.
+   */
+  public Future<JsonObject> dispatch(DispatchRequest request, ToolApprover approver) {
     CatalogSnapshot current = catalog.current();
     CatalogSnapshot seen = request.catalogVersion() == null ? current : catalog.version(request.catalogVersion());
     List<Future<JsonObject>> results = new ArrayList<>(request.calls().size());
     for (DispatchRequest.ToolUse use : request.calls()) {
-      results.add(run(use, request, seen, current));
+      results.add(run(use, request, seen, current, approver));
     }
     return Future.join(results).map(done -> {
       JsonArray content = new JsonArray();
@@ -67,7 +77,8 @@ public final class ToolDispatcher {
     });
   }
 
-  private Future<JsonObject> run(DispatchRequest.ToolUse use, DispatchRequest request, CatalogSnapshot seen, CatalogSnapshot current) {
+  private Future<JsonObject> run(DispatchRequest.ToolUse use, DispatchRequest request, CatalogSnapshot seen, CatalogSnapshot current,
+                                 ToolApprover approver) {
     long start = System.nanoTime();
     CallEvents events = new CallEvents(vertx, request.eventsAddress(), request.eventFields(), use);
     CatalogEntry entry = resolveEntry(use.name(), seen, current);
@@ -85,14 +96,25 @@ public final class ToolDispatcher {
         return Future.succeededFuture(ToolResults.error(use.id(), "Invalid arguments for '" + use.name()
           + "', so the tool was not called:\n- " + String.join("\n- ", violations)));
       }
-      return call(use, request, entry, events, start);
+      long budgetMs = request.budgetMs() != null ? request.budgetMs() : options.defaultBudgetMs();
+      if (budgetMs < 1 || !approver.needsApproval(entry)) {
+        return call(use, request, entry, events, start, budgetMs);
+      }
+      return approver.approve(use, entry, budgetMs).compose(refused -> {
+        if (refused != null) {
+          log.debug("[{}] tool call {} ({}) not approved: {}", request.conversationId(), use.id(), use.name(), refused);
+          events.finished(start, true);
+          return Future.succeededFuture(ToolResults.error(use.id(), refused));
+        }
+        // the wait for approval came out of the call's budget
+        return call(use, request, entry, events, start, budgetMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+      });
     });
   }
 
   private Future<JsonObject> call(DispatchRequest.ToolUse use, DispatchRequest request, CatalogEntry entry,
-                                  CallEvents events, long start) {
+                                  CallEvents events, long start, long budgetMs) {
     Long timeoutMs = request.timeoutMs() != null ? request.timeoutMs() : options.getTimeoutMs();
-    long budgetMs = request.budgetMs() != null ? request.budgetMs() : options.defaultBudgetMs();
     if (budgetMs < 1) {
       events.finished(start, true);
       return Future.succeededFuture(ToolResults.error(use.id(), CallFailures.NO_TIME_LEFT));

@@ -36,13 +36,13 @@ final class ConversationRoutes {
     this.heartbeatMs = heartbeatMs;
   }
 
-  private static JsonObject withTenant(JsonObject body, RoutingContext ctx) {
+  static JsonObject withTenant(JsonObject body, RoutingContext ctx) {
     String tenant = ctx.get(BearerAuth.TENANT);
     return tenant == null ? body : body.put("tenant", tenant);
   }
 
   /** @return the {@code id} path parameter, when it can name a conversation at all */
-  private static String conversationId(RoutingContext ctx) {
+  static String conversationId(RoutingContext ctx) {
     String id = ctx.pathParam("id");
     if (ConversationIds.shardOf(id) < 0) {
       throw ApiError.notFound("no conversation '" + id + "'");

@@ -156,6 +156,10 @@ public class HttpApiVerticle extends VerticleBase {
     router.get("/v1/conversations/:id/elicitations").handler(guard(conversations::elicitations));
     router.get("/v1/conversations/:id").handler(guard(conversations::get));
     router.delete("/v1/conversations/:id").handler(guard(conversations::delete));
+    ApprovalRoutes approvals = new ApprovalRoutes(bus, responses);
+    router.get("/v1/conversations/:id/approvals").handler(guard(approvals::list));
+    router.post("/v1/conversations/:id/approvals/:toolUseId").handler(guard(approvals::answer));
+    router.get("/v1/conversations/:id/events").handler(guard(new ConversationWatch(vertx, bus, responses, HEARTBEAT_MS)::watch));
     router.get("/v1/tools").handler(guard(info::tools));
     router.get("/v1/mcp/:server/authorize").handler(guard(oauth::authorize));
     for (int code : ROUTER_ERRORS) {

@@ -37,7 +37,8 @@ final class TurnStream {
   private static final Logger LOG = LoggerFactory.getLogger(TurnStream.class);
   /** Event types forwarded to the client. */
   static final Set<String> FORWARDED = Set.of("turn_started", "text_delta", "model_call", "tool_call_started",
-    "tool_call_progress", "tool_call_finished", "authorization_required", "usage", "done", "input_required", "input_resolved");
+    "tool_call_progress", "tool_call_finished", "approval_required", "approval_resolved", "authorization_required", "usage",
+    "done", "input_required", "input_resolved");
   private static final Set<String> DROPPABLE = Set.of("text_delta", "model_call", "tool_call_progress", "usage");
 
   private final Vertx vertx;

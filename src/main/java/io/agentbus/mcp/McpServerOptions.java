@@ -95,6 +95,9 @@ public class McpServerOptions {
   private boolean disabled;
   private List<String> allowedTools = new ArrayList<>();
   private List<String> disabledTools = new ArrayList<>();
+  /** {@code null}: the global default ({@code approvals.default} in agent.json). */
+  private ToolApproval approval;
+  private Map<String, ToolApproval> toolApprovals = new LinkedHashMap<>();
   private long timeoutMs = DEFAULT_TIMEOUT_MS;
   private long connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
   private long maxTotalTimeoutMs = DEFAULT_MAX_TOTAL_TIMEOUT_MS;
@@ -144,6 +147,10 @@ public class McpServerOptions {
     disabled = orElse(f.bool("disabled"), false);
     allowedTools = orElse(f.stringList("allowedTools"), new ArrayList<>());
     disabledTools = orElse(f.stringList("disabledTools"), new ArrayList<>());
+    approval = approvalOf(f, "approval", f.string("approval"));
+    Map<String, String> perTool = orElse(f.stringMap("toolApprovals"), Map.of());
+    toolApprovals = new LinkedHashMap<>();
+    perTool.forEach((tool, word) -> toolApprovals.put(tool, approvalOf(f, "toolApprovals." + tool, word)));
     timeoutMs = orElse(f.longField("timeoutMs", 1), DEFAULT_TIMEOUT_MS);
     connectTimeoutMs = orElse(f.longField("connectTimeoutMs", 1), DEFAULT_CONNECT_TIMEOUT_MS);
     maxTotalTimeoutMs = orElse(f.longField("maxTotalTimeoutMs", 1), DEFAULT_MAX_TOTAL_TIMEOUT_MS);
@@ -311,6 +318,17 @@ public class McpServerOptions {
     }
   }
 
+  private static ToolApproval approvalOf(JsonFields f, String field, String word) {
+    if (word == null) {
+      return null;
+    }
+    ToolApproval a = ToolApproval.find(word);
+    if (a == null) {
+      throw f.error(field, "must be " + ToolApproval.CHOICES + " (was \"" + word + "\")");
+    }
+    return a;
+  }
+
   private static <T> T orElse(T value, T fallback) {
     return value != null ? value : fallback;
   }
@@ -354,6 +372,12 @@ public class McpServerOptions {
     if (maxPendingRequests != null) {
       json.put("maxPendingRequests", maxPendingRequests);
     }
+    if (approval != null) {
+      json.put("approval", approval.id());
+    }
+    if (!toolApprovals.isEmpty()) {
+      json.put("toolApprovals", toolApprovalsJson());
+    }
     if (command != null) {
       json.put("command", command);
     }
@@ -387,6 +411,48 @@ public class McpServerOptions {
       throw new IllegalArgumentException(field + " must be >= 1");
     }
     return value;
+  }
+
+  /** @return the server's approval policy, or {@code null} for the global default */
+  public ToolApproval getApproval() { return approval; }
+
+  /** Sets the server's approval policy ({@code null}: the global default). */
+  public McpServerOptions setApproval(ToolApproval approval) {
+    this.approval = approval;
+    return this;
+  }
+
+  /** @return per-tool approval policies (MCP tool name → policy), which override the server's */
+  public Map<String, ToolApproval> getToolApprovals() { return toolApprovals; }
+
+  /** Sets the per-tool approval policies. */
+  public McpServerOptions setToolApprovals(Map<String, ToolApproval> toolApprovals) {
+    this.toolApprovals = new LinkedHashMap<>(Objects.requireNonNull(toolApprovals, "'toolApprovals' cannot be null"));
+    return this;
+  }
+
+  /**
+   * @return what the catalog needs to decide on approvals, {@code {approval?, tools?: {tool:
+   *     policy}}}, or {@code null} when nothing is configured (the global default applies)
+   */
+  public JsonObject approvalJson() {
+    if (approval == null && toolApprovals.isEmpty()) {
+      return null;
+    }
+    JsonObject json = new JsonObject();
+    if (approval != null) {
+      json.put("approval", approval.id());
+    }
+    if (!toolApprovals.isEmpty()) {
+      json.put("tools", toolApprovalsJson());
+    }
+    return json;
+  }
+
+  private JsonObject toolApprovalsJson() {
+    JsonObject tools = new JsonObject();
+    toolApprovals.forEach((tool, a) -> tools.put(tool, a.id()));
+    return tools;
   }
 
   public String getName() { return name; }

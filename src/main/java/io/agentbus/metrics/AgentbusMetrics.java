@@ -31,7 +31,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code agentbus_turns_running}, {@code agentbus_conversations_active},
  * {@code agentbus_mcp_server_restarts_total{server}},
  * {@code agentbus_mcp_scoped_connections_total{server,event}},
- * {@code agentbus_http_rejected_total{reason}}, {@code agentbus_http_turns_in_flight}, plus
+ * {@code agentbus_http_rejected_total{reason}}, {@code agentbus_http_turns_in_flight},
+ * {@code agentbus_tool_approvals_total{outcome}}, {@code agentbus_tool_approvals_waiting}, plus
  * JVM memory, threads, CPU and uptime.
  */
 public final class AgentbusMetrics implements Shareable {
@@ -60,6 +61,8 @@ public final class AgentbusMetrics implements Shareable {
   private final AtomicLong runningTurns = new AtomicLong();
   private final AtomicLong activeConversations = new AtomicLong();
   private final AtomicLong httpInFlight = new AtomicLong();
+  private final Meter.MeterProvider<Counter> approvals;
+  private final AtomicLong approvalsWaiting = new AtomicLong();
 
   private final String node;
 
@@ -86,6 +89,9 @@ public final class AgentbusMetrics implements Shareable {
     registry.gauge("agentbus.turns.running", runningTurns);
     registry.gauge("agentbus.conversations.active", activeConversations);
     registry.gauge("agentbus.http.turns.in.flight", httpInFlight);
+    approvals = Counter.builder("agentbus.tool.approvals").description("Tool calls that waited for approval, by outcome")
+      .withRegistry(registry);
+    registry.gauge("agentbus.tool.approvals.waiting", approvalsWaiting);
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
     new ProcessorMetrics().bindTo(registry);
@@ -243,6 +249,21 @@ public final class AgentbusMetrics implements Shareable {
   /** The HTTP API answered a request with an error of this type. */
   public void rejected(String reason) {
     rejected.withTags("reason", reason).increment();
+  }
+
+  /** A tool call started waiting for approval. */
+  public void approvalAsked() {
+    approvalsWaiting.incrementAndGet();
+  }
+
+  /**
+   * A tool call's wait for approval ended.
+   *
+   * @param outcome {@code approved}, {@code denied}, {@code timeout}, {@code shutdown}, {@code turn_ended} or {@code error}
+   */
+  public void approvalDecided(String outcome) {
+    approvalsWaiting.decrementAndGet();
+    approvals.withTags("outcome", outcome).increment();
   }
 
   /** The HTTP API admitted ({@code +1}) or finished ({@code -1}) a turn. */

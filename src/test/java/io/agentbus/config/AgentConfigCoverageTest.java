@@ -54,7 +54,9 @@ class AgentConfigCoverageTest {
     Map.entry("maxConversations", "maxConversations"),
     Map.entry("idleTimeoutMs", "conversationIdleTimeoutMs"),
     Map.entry("memoryBytes", "conversationMemoryBytes"),
-    Map.entry("maxHistoryBytes", "maxHistoryBytes"));
+    Map.entry("maxHistoryBytes", "maxHistoryBytes"),
+    Map.entry("approval", "approvals.default"),
+    Map.entry("approvalTimeoutMs", "approvals.timeoutMs"));
 
   /** A value for every {@link ConversationOptions} JSON field but the model, none of them the default. */
   private static final JsonObject CONVERSATION = new JsonObject()
@@ -70,7 +72,9 @@ class AgentConfigCoverageTest {
     .put("maxConversations", 13)
     .put("idleTimeoutMs", 60000)
     .put("memoryBytes", 123456789L)
-    .put("maxHistoryBytes", 654321L);
+    .put("maxHistoryBytes", 654321L)
+    .put("approval", "always")
+    .put("approvalTimeoutMs", 45000L);
 
   /**
    * A value for every {@link HttpApiOptions} JSON field agent.json sets, none of them the

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.agentbus.mcp.McpServerOptions;
+import io.agentbus.mcp.ToolApproval;
 import io.agentbus.options.ConfigException;
 import io.agentbus.options.EnvExpander;
 import io.vertx.core.json.JsonObject;
@@ -84,7 +85,8 @@ class McpConfigTest {
       .setScope(McpServerOptions.Scope.TENANT).setIdleTimeoutMs(23).setMaxConnections(24)
       .setOauth(new io.agentbus.mcp.auth.OAuthOptions().setClientId("id"))
       .setRoots(new io.vertx.core.json.JsonArray().add(new JsonObject().put("uri", "file:///r")))
-      .setSampling(new io.agentbus.mcp.SamplingOptions(true, 23, 24, "never"));
+      .setSampling(new io.agentbus.mcp.SamplingOptions(true, 23, 24, "never"))
+      .setApproval(ToolApproval.DESTRUCTIVE).setToolApprovals(Map.of("rm", ToolApproval.ALWAYS));
     JsonObject json = full.toJson();
     JsonObject defaults = new McpServerOptions().setName("y").toJson();
     // every setter has a JSON field, and the test value of each differs from its default

@@ -71,6 +71,7 @@ class ShippedConfigTest {
       .put("maxConversations", conv.getValue("maxConversations"))
       .put("conversationMemoryBytes", conv.getValue("memoryBytes"))
       .put("maxHistoryBytes", conv.getValue("maxHistoryBytes"))
+      .put("approvals", new JsonObject().put("default", conv.getValue("approval")).put("timeoutMs", conv.getValue("approvalTimeoutMs")))
       .put("store", builtIn.store().toJson())
       .put("drainTimeoutMs", builtIn.drainTimeoutMs())
       .put("http", new HttpApiOptions(builtIn.http()).toJson())

@@ -397,9 +397,15 @@ public class McpServerVerticle extends VerticleBase {
   }
 
   private void publishTools() {
-    JsonObject event = new JsonObject().put("server", name).put("node", node).put("tools", new JsonArray(tools));
+    JsonObject event = withApproval(new JsonObject().put("server", name).put("node", node).put("tools", new JsonArray(tools)));
     vertx.eventBus().publish(Addresses.mcpToolsChanged(name), event);
     vertx.eventBus().publish(Addresses.MCP_TOOLS_CHANGED_ALL, event);
+  }
+
+  /** Adds the configured approval policies ({@link McpServerOptions#approvalJson()}), which the catalog applies. */
+  private JsonObject withApproval(JsonObject body) {
+    JsonObject approval = options.approvalJson();
+    return approval == null ? body : body.put("approval", approval);
   }
 
   /** Repeats this server's status (and tools, when READY) for a catalog that just started. */
@@ -462,8 +468,8 @@ public class McpServerVerticle extends VerticleBase {
       return;
     }
     switch (action) {
-      case Actions.TOOLS_LIST -> msg.reply(new JsonObject().put("server", name).put("node", node).put("status", state.name())
-        .put("tools", new JsonArray(tools)));
+      case Actions.TOOLS_LIST -> msg.reply(withApproval(new JsonObject().put("server", name).put("node", node)
+        .put("status", state.name()).put("tools", new JsonArray(tools))));
       case Actions.STATUS -> msg.reply(status());
       case Actions.TOOLS_CALL -> call(msg);
       case Actions.OAUTH_AUTHORIZE -> authorizations.authorize(msg);
