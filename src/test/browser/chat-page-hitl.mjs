@@ -7,8 +7,8 @@
 // config: {url, token, out, chromium, weather: {message, tool, expect},
 //          approve: {message, tool, expect}, deny: {message, tool, reason},
 //          elicit?: {message, fill: {field: value}, expect}}
-// Prints one line per step; exits 1 with the page's state, a screenshot and its HTML in `out`
-// when a step fails.
+// Prints one line per step and leaves a screenshot of the final page in `out`; exits 1 with the
+// page's state, a screenshot and its HTML there when a step fails.
 import { createRequire } from "node:module";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -148,5 +148,7 @@ if (config.elicit) {
   });
 }
 
+mkdirSync(config.out, { recursive: true });
+await page.screenshot({ path: join(config.out, "final.png"), fullPage: true });
 await browser.close();
 console.log("all steps passed");
