@@ -1,6 +1,7 @@
 package io.agentbus.mcp;
 
 import io.agentbus.options.ConfigException;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -10,20 +11,24 @@ import java.util.Set;
 
 /**
  * What the operator gives each tenant for its MCP connections: the {@code tenants} section of
- * the agent config, {@code {"acme": {"secrets": {"GITHUB_TOKEN": "..."}}}}, which
- * {@code ${tenant.secret.GITHUB_TOKEN}} in a scoped server's {@code env} or {@code headers}
- * refers to. Immutable. Secret values never leave it except into the connection of their own
+ * the agent config, {@code {"acme": {"secrets": {"GITHUB_TOKEN": "..."}, "roots": {"files":
+ * [{"uri": "file:///data/acme"}]}}}}: secrets, which {@code ${tenant.secret.GITHUB_TOKEN}} in a
+ * scoped server's {@code env} or {@code headers} refers to, and per server the roots the
+ * tenant's calls offer (instead of the server's own; a conversation's roots win over both). Immutable. Secret values never leave it except into the connection of their own
  * tenant: {@link #toString()} names the tenants only, and errors name tenants and secret names,
  * never values.
  */
 public final class Tenants {
 
-  private static final Tenants NONE = new Tenants(Map.of());
+  private static final Tenants NONE = new Tenants(Map.of(), Map.of());
 
   private final Map<String, Map<String, String>> secrets;
+  /** Tenant → server → roots. */
+  private final Map<String, Map<String, JsonArray>> roots;
 
-  private Tenants(Map<String, Map<String, String>> secrets) {
+  private Tenants(Map<String, Map<String, String>> secrets, Map<String, Map<String, JsonArray>> roots) {
     this.secrets = secrets;
+    this.roots = roots;
   }
 
   /** @return no tenants (every {@code ${tenant.secret.*}} is missing) */
@@ -35,7 +40,16 @@ public final class Tenants {
   public static Tenants of(Map<String, Map<String, String>> secrets) {
     Map<String, Map<String, String>> copy = new LinkedHashMap<>();
     secrets.forEach((tenant, s) -> copy.put(Objects.requireNonNull(tenant, "tenant"), Map.copyOf(s)));
-    return new Tenants(Collections.unmodifiableMap(copy));
+    return new Tenants(Collections.unmodifiableMap(copy), Map.of());
+  }
+
+  /** @return these tenants, with {@code tenant}'s roots for {@code server} set (checked as mcp.json roots) */
+  public Tenants withRoots(String tenant, String server, JsonArray serverRoots) {
+    Map<String, Map<String, JsonArray>> all = new LinkedHashMap<>(roots);
+    Map<String, JsonArray> mine = new LinkedHashMap<>(all.getOrDefault(tenant, Map.of()));
+    mine.put(server, McpRoots.check(serverRoots, "tenants." + tenant + ".roots." + server));
+    all.put(tenant, Collections.unmodifiableMap(mine));
+    return new Tenants(secrets, Collections.unmodifiableMap(all));
   }
 
   /**
@@ -50,6 +64,7 @@ public final class Tenants {
       return NONE;
     }
     Map<String, Map<String, String>> all = new LinkedHashMap<>();
+    Map<String, Map<String, JsonArray>> allRoots = new LinkedHashMap<>();
     for (Map.Entry<String, Object> t : json) {
       String path = owner + ": field 'tenants." + t.getKey();
       if (t.getKey().isBlank()) {
@@ -59,8 +74,8 @@ public final class Tenants {
         throw new ConfigException(path + "' must be an object {\"secrets\": {NAME: value}}");
       }
       for (String field : entry.fieldNames()) {
-        if (!field.equals("secrets")) {
-          throw new ConfigException(path + "." + field + "' is unknown (a tenant has only 'secrets')");
+        if (!field.equals("secrets") && !field.equals("roots")) {
+          throw new ConfigException(path + "." + field + "' is unknown (a tenant has 'secrets' and 'roots')");
         }
       }
       Object s = entry.getValue("secrets");
@@ -77,8 +92,32 @@ public final class Tenants {
         }
       }
       all.put(t.getKey(), secrets);
+      Object r = entry.getValue("roots");
+      if (r != null) {
+        if (!(r instanceof JsonObject byServer)) {
+          throw new ConfigException(path + ".roots' must be an object of server name: [{uri, name?}]");
+        }
+        Map<String, JsonArray> mine = new LinkedHashMap<>();
+        for (Map.Entry<String, Object> e : byServer) {
+          try {
+            mine.put(e.getKey(), McpRoots.check(e.getValue(), path + ".roots." + e.getKey() + "'"));
+          } catch (IllegalArgumentException bad) {
+            throw new ConfigException(bad.getMessage());
+          }
+        }
+        allRoots.put(t.getKey(), Collections.unmodifiableMap(mine));
+      }
     }
-    return of(all);
+    return new Tenants(of(all).secrets, Collections.unmodifiableMap(allRoots));
+  }
+
+  /**
+   * @return the roots {@code tenant}'s calls of {@code server} offer, or {@code null} when the
+   *     operator gave that tenant none for it (the server's own roots apply)
+   */
+  public JsonArray roots(String tenant, String server) {
+    Map<String, JsonArray> mine = tenant == null ? null : roots.get(tenant);
+    return mine == null ? null : mine.get(server);
   }
 
   /** @return the tenant's secret, or {@code null} when that tenant or that secret is not configured */

@@ -304,7 +304,7 @@ public class McpServerVerticle extends VerticleBase {
   private Future<Void> connect() {
     McpClient c = transports == null ? McpClient.create(vertx, options) : McpClient.create(vertx, options, transports.apply(options));
     client = c;
-    requests = new ServerRequests(vertx, options, method -> c.notify(method, null));
+    requests = new ServerRequests(vertx, options, tenants, method -> c.notify(method, null));
     c.serverRequestHandler(requests);
     attemptStartNanos = System.nanoTime();
     c.toolsChangedHandler(list -> {

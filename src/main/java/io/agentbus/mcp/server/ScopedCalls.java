@@ -46,7 +46,7 @@ final class ScopedCalls {
     this.options = options;
     this.name = options.getName();
     this.scoped = new ScopedOptions(options, tenants);
-    this.connections = new ScopedConnections(vertx, options, scoped::resolve,
+    this.connections = new ScopedConnections(vertx, options, tenants, scoped::resolve,
       connector != null ? connector : (key, resolved) -> McpClient.forTenant(vertx, resolved, key.tenant()), stableAfterMs);
     this.gate = new CallGate(vertx, name, options.getMaxConcurrentCalls(), options.getMaxQueuedCalls());
     this.metrics = AgentbusMetrics.get(vertx);
@@ -98,7 +98,9 @@ final class ScopedCalls {
           forwarder[0] = new ProgressForwarder(vertx, req.progressAddress(), base.put("server", name).put("tool", req.name()));
           callOptions.setProgressHandler(forwarder[0]::onProgress);
         }
-        return c.client.callTool(req.name(), req.arguments(), callOptions);
+        ServerRequests.Caller caller = c.requests.begin(req, hardAt);
+        callOptions.setCaller(caller);
+        return c.client.callTool(req.name(), req.arguments(), callOptions).andThen(ar -> c.requests.end(caller));
       }, Math.max(1, (startBy - System.nanoTime()) / 1_000_000L)).onComplete(ar -> {
         if (forwarder[0] != null) {
           forwarder[0].close();

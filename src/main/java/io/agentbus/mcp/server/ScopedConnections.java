@@ -3,6 +3,7 @@ package io.agentbus.mcp.server;
 import io.agentbus.bus.FailureCodes;
 import io.agentbus.mcp.McpClient;
 import io.agentbus.mcp.McpServerOptions;
+import io.agentbus.mcp.Tenants;
 import io.agentbus.metrics.AgentbusMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -39,6 +40,8 @@ final class ScopedConnections {
     /** Consecutive failures of this key before this attempt. */
     final int failuresBefore;
     final LinkedHashSet<Waiter> waiters = new LinkedHashSet<>();
+    /** Routes this connection's server requests (elicitation, roots, sampling) to the calls' conversations. */
+    ServerRequests requests;
     long readyNanos = -1;
     int busy;
     long idleTimer = -1;
@@ -69,6 +72,7 @@ final class ScopedConnections {
   }
 
   private final Vertx vertx;
+  private final Tenants tenants;
   private final String name;
   private final McpServerOptions options;
   private final Function<ScopeKey, McpServerOptions> resolver;
@@ -86,9 +90,10 @@ final class ScopedConnections {
    * @param resolver the options of a key's connection; may throw (the call then fails, not started)
    * @param stableAfterMs how long a connection must stay up for its crash not to count as a failure
    */
-  ScopedConnections(Vertx vertx, McpServerOptions options, Function<ScopeKey, McpServerOptions> resolver,
+  ScopedConnections(Vertx vertx, McpServerOptions options, Tenants tenants, Function<ScopeKey, McpServerOptions> resolver,
                     ScopedConnector connector, long stableAfterMs) {
     this.vertx = vertx;
+    this.tenants = tenants;
     this.name = options.getName();
     this.options = options;
     this.resolver = resolver;
@@ -188,6 +193,8 @@ final class ScopedConnections {
 
   private Connection open(ScopeKey key, McpServerOptions resolved, int failuresBefore) {
     Connection c = new Connection(key, connector.open(key, resolved), failuresBefore);
+    c.requests = new ServerRequests(vertx, resolved, tenants, method -> c.client.notify(method, null));
+    c.client.serverRequestHandler(c.requests);
     connections.put(key, c);
     LOG.info("[{}] opening a connection {} ({} open)", name, key.describe(), connections.size());
     metrics.scopedConnection(name, "opened");

@@ -5,6 +5,7 @@ import io.agentbus.limits.LogRateLimit;
 import io.agentbus.mcp.ElicitationForm;
 import io.agentbus.mcp.McpException;
 import io.agentbus.mcp.McpServerOptions;
+import io.agentbus.mcp.Tenants;
 import io.agentbus.mcp.ServerRequest;
 import io.agentbus.mcp.ServerRequestHandler;
 import io.agentbus.mcp.jsonrpc.JsonRpc;
@@ -64,6 +65,7 @@ final class ServerRequests implements ServerRequestHandler {
   private final String server;
   private final McpServerOptions options;
   private final Consumer<String> notifier;
+  private final Tenants tenants;
   private final Set<Caller> inFlight = new LinkedHashSet<>();
   /** What a server can make us log at will is rate-limited. */
   private final LogRateLimit refusals;
@@ -74,13 +76,31 @@ final class ServerRequests implements ServerRequestHandler {
    * @param notifier sends a notification (its method) to the connection's server
    */
   ServerRequests(Vertx vertx, McpServerOptions options, Consumer<String> notifier) {
+    this(vertx, options, Tenants.none(), notifier);
+  }
+
+  /**
+   * @param tenants whose {@code roots} replace the server's for their calls
+   * @param notifier sends a notification (its method) to the connection's server
+   */
+  ServerRequests(Vertx vertx, McpServerOptions options, Tenants tenants, Consumer<String> notifier) {
     this.vertx = vertx;
+    this.tenants = tenants;
     this.notifier = notifier;
     this.server = options.getName();
     this.options = options;
     this.announcedRoots = serverRoots();
     this.refusals = LogRateLimit.lines(LOG, Level.INFO, server, "declined or refused server requests", LogRateLimit.DEFAULT_MAX_LINES,
       (delayMs, task) -> vertx.setTimer(delayMs, t -> task.run()));
+  }
+
+  /** The call's conversation's roots, else its tenant's for this server, else the server's. */
+  private JsonArray rootsOf(ToolCallRequest req) {
+    if (req.roots() != null) {
+      return req.roots();
+    }
+    JsonArray tenantRoots = tenants.roots(req.tenant(), server);
+    return tenantRoots != null ? tenantRoots : serverRoots();
   }
 
   private JsonArray serverRoots() {
@@ -105,7 +125,7 @@ final class ServerRequests implements ServerRequestHandler {
   Caller begin(ToolCallRequest req, long hardAtNanos) {
     Caller c = new Caller(req, hardAtNanos);
     inFlight.add(c);
-    JsonArray roots = req.roots() != null ? req.roots() : serverRoots();
+    JsonArray roots = rootsOf(req);
     if (!roots.equals(announcedRoots)) {
       announcedRoots = roots;
       notifier.accept("notifications/roots/list_changed");
@@ -127,7 +147,7 @@ final class ServerRequests implements ServerRequestHandler {
     Caller caller = find(request);
     return switch (request.method()) {
       case "roots/list" -> {
-        JsonArray roots = caller != null && caller.req.roots() != null ? caller.req.roots() : serverRoots();
+        JsonArray roots = caller != null ? rootsOf(caller.req) : serverRoots();
         yield Future.succeededFuture(new JsonObject().put("roots", roots.copy()));
       }
       case "elicitation/create" -> elicit(request.params(), caller);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.agentbus.bus.Actions;
 import io.agentbus.mcp.McpException;
 import io.agentbus.mcp.McpServerOptions;
+import io.agentbus.mcp.Tenants;
 import io.agentbus.mcp.SamplingOptions;
 import io.agentbus.mcp.ServerRequest;
 import io.vertx.core.Future;
@@ -186,5 +187,44 @@ class ServerRequestsTest {
           return null;
         }));
     }).onComplete(ctx.succeedingThenComplete());
+  }
+
+  @Test
+  void aTenantsRootsReplaceTheServersForItsCallsAndAConversationsWinOverBoth(Vertx vertx, VertxTestContext ctx) {
+    JsonArray acmeRoots = new JsonArray().add(new JsonObject().put("uri", "file:///data/acme").put("name", "acme"));
+    Tenants tenants = Tenants.fromJson(new JsonObject().put("acme", new JsonObject()
+      .put("roots", new JsonObject().put("s", acmeRoots))), "agent.json");
+    ServerRequests r = new ServerRequests(vertx, new McpServerOptions().setName("s").setCommand("x").setRoots(SERVER_ROOTS),
+      tenants, notified::add);
+    JsonArray own = new JsonArray().add(new JsonObject().put("uri", "file:///own"));
+    ServerRequests.Caller acme = begin(r, ToolCallRequest.parse(new JsonObject().put("name", "t").put("tenant", "acme")
+      .put("conversationId", "c1").put("callerAddress", CALLER)));
+    r.handle(new ServerRequest("roots/list", null, acme)).compose(ofAcme -> {
+      r.end(acme);
+      ServerRequests.Caller globex = begin(r, ToolCallRequest.parse(new JsonObject().put("name", "t").put("tenant", "globex")
+        .put("conversationId", "c2").put("callerAddress", CALLER)));
+      return r.handle(new ServerRequest("roots/list", null, globex)).compose(ofGlobex -> {
+        r.end(globex);
+        ServerRequests.Caller acmeOwn = begin(r, ToolCallRequest.parse(new JsonObject().put("name", "t").put("tenant", "acme")
+          .put("conversationId", "c3").put("callerAddress", CALLER).put("roots", own)));
+        return r.handle(new ServerRequest("roots/list", null, acmeOwn)).map(ofConversation -> {
+          ctx.verify(() -> {
+            assertEquals(acmeRoots, ofAcme.getJsonArray("roots"));
+            assertEquals(SERVER_ROOTS, ofGlobex.getJsonArray("roots"), "a tenant without roots gets the server's");
+            assertEquals(own, ofConversation.getJsonArray("roots"));
+            assertEquals(3, notified.size(), "told at each change: " + notified);
+          });
+          return null;
+        });
+      });
+    }).onComplete(ctx.succeedingThenComplete());
+  }
+
+  @Test
+  void aTenantsRootsAreCheckedLikeTheServers() {
+    io.agentbus.options.ConfigException e = org.junit.jupiter.api.Assertions.assertThrows(io.agentbus.options.ConfigException.class,
+      () -> Tenants.fromJson(new JsonObject().put("acme", new JsonObject().put("roots", new JsonObject()
+        .put("s", new JsonArray().add(new JsonObject().put("uri", "https://not-a-file"))))), "agent.json"));
+    assertTrue(e.getMessage().contains("tenants.acme.roots.s") && e.getMessage().contains("file://"), e.getMessage());
   }
 }
