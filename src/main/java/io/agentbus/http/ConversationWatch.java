@@ -2,6 +2,7 @@ package io.agentbus.http;
 
 import io.agentbus.bus.Actions;
 import io.agentbus.bus.Addresses;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.http.HttpHeaders;
@@ -21,7 +22,8 @@ import java.util.Set;
  * key approvals by {@code tool_use_id}). Tenant-checked like every conversation route (the
  * waiting calls are asked for with the caller's tenant: another tenant's conversation is 404,
  * as JSON, before the stream starts). A slow reader misses the droppable events as on a turn's
- * own stream. One per request; touched only on the verticle's context.
+ * own stream; one that falls behind on the others has its stream ended (the stream has no end of
+ * its own, so nothing is buffered for it without bound). Touched only on the verticle's context.
  */
 final class ConversationWatch {
 
@@ -43,73 +45,107 @@ final class ConversationWatch {
 
   void watch(RoutingContext ctx) {
     String id = ConversationRoutes.conversationId(ctx);
-    HttpServerResponse response = ctx.response();
-    List<JsonObject> early = new ArrayList<>();
-    boolean[] started = {false};
-    boolean[] ended = {false};
-    long[] heartbeat = {-1};
-    // cluster-wide, and in place before the waiting calls are read, so nothing falls between
-    MessageConsumer<JsonObject> consumer = vertx.eventBus().consumer(Addresses.conversationEvents(id), m -> {
-      if (ended[0] || m.body() == null) {
+    new Stream(ctx, id).start();
+  }
+
+  /** One watcher's stream. */
+  private final class Stream {
+    private final RoutingContext ctx;
+    private final HttpServerResponse response;
+    private final String id;
+    private final List<JsonObject> early = new ArrayList<>();
+    private MessageConsumer<JsonObject> consumer;
+    private long heartbeat = -1;
+    private boolean started;
+    private boolean ended;
+
+    Stream(RoutingContext ctx, String id) {
+      this.ctx = ctx;
+      this.response = ctx.response();
+      this.id = id;
+    }
+
+    void start() {
+      // cluster-wide, and in place before the waiting calls are read, so nothing falls between
+      consumer = vertx.eventBus().consumer(Addresses.conversationEvents(id), m -> onEvent(m.body()));
+      response.closeHandler(v -> end());
+      consumer.completion()
+        .compose(v -> bus.conversation(id, Actions.APPROVALS, ConversationRoutes.withTenant(new JsonObject().put("id", id), ctx),
+          BusRequests.SHORT_TIMEOUT_MS))
+        .onComplete(this::begin);
+    }
+
+    private void onEvent(JsonObject event) {
+      if (ended || event == null) {
         return;
       }
-      if (!started[0]) {
+      if (!started) {
         if (early.size() < MAX_EARLY_EVENTS) {
-          early.add(m.body());
+          early.add(event);
         }
         return;
       }
-      write(response, m.body());
-    });
-    Runnable end = () -> {
-      if (!ended[0]) {
-        ended[0] = true;
-        consumer.unregister();
-        vertx.cancelTimer(heartbeat[0]);
+      write(event);
+    }
+
+    private void begin(AsyncResult<JsonObject> waiting) {
+      if (ended) {
+        return;
       }
-    };
-    response.closeHandler(v -> end.run());
-    consumer.completion()
-      .compose(v -> bus.conversation(id, Actions.APPROVALS, ConversationRoutes.withTenant(new JsonObject().put("id", id), ctx),
-        BusRequests.SHORT_TIMEOUT_MS))
-      .onComplete(ar -> {
-        if (ended[0]) {
-          return;
+      if (waiting.failed()) {
+        end();
+        responses.error(ctx, ApiError.fromBus(waiting.cause(), "the conversation service"));
+        return;
+      }
+      started = true;
+      response.setStatusCode(200).setChunked(true)
+        .putHeader(HttpHeaders.CONTENT_TYPE, "text/event-stream; charset=utf-8")
+        .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache")
+        .putHeader("X-Accel-Buffering", "no");
+      heartbeat = vertx.setPeriodic(heartbeatMs, t -> send(": keep-alive\n\n"));
+      // a comment, so the head goes out now even when nothing is waiting or happening
+      send(": watching\n\n");
+      for (Object approval : waiting.result().getJsonArray("approvals", new JsonArray())) {
+        if (approval instanceof JsonObject a) {
+          write(a.copy().put("type", "approval_required").put("conversationId", id));
         }
-        if (ar.failed()) {
-          end.run();
-          responses.error(ctx, ApiError.fromBus(ar.cause(), "the conversation service"));
-          return;
-        }
-        started[0] = true;
-        response.setStatusCode(200).setChunked(true)
-          .putHeader(HttpHeaders.CONTENT_TYPE, "text/event-stream; charset=utf-8")
-          .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache")
-          .putHeader("X-Accel-Buffering", "no");
-        heartbeat[0] = vertx.setPeriodic(heartbeatMs, t -> send(response, ": keep-alive\n\n"));
-        JsonArray waiting = ar.result().getJsonArray("approvals", new JsonArray());
-        for (Object approval : waiting) {
-          if (approval instanceof JsonObject a) {
-            write(response, a.copy().put("type", "approval_required").put("conversationId", id));
+      }
+      early.forEach(this::write);
+      early.clear();
+    }
+
+    private void write(JsonObject event) {
+      if (ended) {
+        return;
+      }
+      String type = event.getString("type", "event");
+      if (response.writeQueueFull()) {
+        if (!DROPPABLE.contains(type)) {
+          // a reader that falls behind on the events that matter is let go (it reconnects and
+          // starts again from the calls waiting) rather than buffered for
+          end();
+          if (!response.closed() && !response.ended()) {
+            response.end();
           }
         }
-        early.forEach(e -> write(response, e));
-        early.clear();
-      });
-  }
-
-  private static void write(HttpServerResponse response, JsonObject event) {
-    String type = event.getString("type", "event");
-    if (DROPPABLE.contains(type) && response.writeQueueFull()) {
-      return;
+        return;
+      }
+      // encode() escapes newlines, so the JSON is always one data line
+      send("event: " + type + "\ndata: " + event.encode() + "\n\n");
     }
-    // encode() escapes newlines, so the JSON is always one data line
-    send(response, "event: " + type + "\ndata: " + event.encode() + "\n\n");
-  }
 
-  private static void send(HttpServerResponse response, String frame) {
-    if (!response.closed() && !response.ended()) {
-      response.write(frame);
+    private void send(String frame) {
+      if (!response.closed() && !response.ended()) {
+        response.write(frame);
+      }
+    }
+
+    private void end() {
+      if (!ended) {
+        ended = true;
+        consumer.unregister();
+        vertx.cancelTimer(heartbeat);
+      }
     }
   }
 }

@@ -15,11 +15,13 @@ import io.agentbus.bus.Addresses;
 import io.agentbus.sse.SseEvent;
 import io.agentbus.testing.Integration;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -28,6 +30,7 @@ import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -450,5 +453,39 @@ class ApprovalsApiTest {
           return null;
         }));
     })).onComplete(ctx.succeedingThenComplete());
+  }
+
+  @Test
+  void aWatcherThatStopsReadingIsLetGoRatherThanBufferedFor() throws Exception {
+    Vertx vertx = fx.vertx;
+    String id = fx.create(ALICE).await(10, TimeUnit.SECONDS);
+    String events = Addresses.conversationEvents(id);
+    try (RawHttp raw = RawHttp.connect(fx.api.actualPort())) {
+      raw.send("GET /v1/conversations/" + id + "/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + ALICE
+        + "\r\n\r\n");
+      String head = raw.readUntil("\r\n\r\n", 10_000);
+      assertTrue(head != null && head.startsWith("HTTP/1.1 200"), head);
+      // reads nothing more; events that may not be dropped flow until the stream lets go, which
+      // ends its subscription
+      String padding = "x".repeat(16 * 1024);
+      Promise<Void> letGo = Promise.promise();
+      long timer = vertx.setPeriodic(5, t -> {
+        for (int i = 0; i < 20; i++) {
+          vertx.eventBus().publish(events, new JsonObject().put("type", "tool_call_started").put("conversationId", id)
+            .put("tool_use_id", "t" + i).put("name", padding));
+        }
+        vertx.eventBus().request(events, new JsonObject().put("type", "probe"), new DeliveryOptions().setSendTimeout(50))
+          .onFailure(err -> {
+            if (err instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS) {
+              letGo.tryComplete();
+            }
+          });
+      });
+      try {
+        letGo.future().await(30, TimeUnit.SECONDS);
+      } finally {
+        vertx.cancelTimer(timer);
+      }
+    }
   }
 }
