@@ -25,6 +25,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class Conversation {
 
+  /** The running turn's approvals (a sampling request asks through them), or {@code null}. */
+  private TurnApprovals approvals;
   private final String id;
   private final String tenant;
   private final String system;
@@ -140,6 +142,16 @@ public final class Conversation {
   }
 
   /** Adds usage spent for the running turn outside its model calls (it counts in the turn's usage). */
+  /** @return the running turn's approvals, or {@code null} between turns */
+  TurnApprovals approvals() {
+    return approvals;
+  }
+
+  /** Sets the running turn's approvals ({@code null} when it ends). */
+  void approvals(TurnApprovals approvals) {
+    this.approvals = approvals;
+  }
+
   void addSideUsage(Usage u) {
     usage = usage.plus(u);
     sideUsage = sideUsage.plus(u);

@@ -90,6 +90,53 @@ final class SamplingRequests {
     count[1]++;
     int turn = c.turns();
     long timeoutMs = body.getValue("timeoutMs") instanceof Number n ? Math.max(1, n.longValue()) : options.getTurnTimeoutMs();
+    if (!Boolean.TRUE.equals(body.getValue("approval"))) {
+      send(msg, c, request, turn, timeoutMs);
+      return;
+    }
+    TurnApprovals approvals = c.approvals();
+    if (approvals == null) {
+      msg.fail(FailureCodes.NOT_FOUND, "conversation '" + id + "' is not running a turn that can ask for approval");
+      return;
+    }
+    String server = String.valueOf(body.getValue("server"));
+    long waitMs = Math.min(timeoutMs, options.getApprovalTimeoutMs());
+    long askedAt = System.nanoTime();
+    JsonObject arguments = new JsonObject().put("messages", params.getValue("messages")).put("maxTokens", request.getMaxTokens());
+    if (request.getSystem() != null) {
+      arguments.put("systemPrompt", request.getSystem());
+    }
+    String name = "sampling by server '" + server + "'";
+    JsonObject description = new JsonObject()
+      .put("tool_use_id", "sampling_" + server + "_" + turn + "_" + count[1])
+      .put("kind", "sampling")
+      .put("name", name)
+      .put("server", server)
+      .put("arguments", arguments)
+      .put("description", "Server '" + server + "' asks the conversation's model for a completion during its tool call")
+      .put("destructive", false)
+      .put("timeoutMs", waitMs)
+      .put("expiresAt", System.currentTimeMillis() + waitMs);
+    if (body.getValue("toolUseId") instanceof String toolUseId) {
+      description.put("for_tool_use_id", toolUseId);
+    }
+    approvals.ask(description.getString("tool_use_id"), name, description, waitMs).onComplete(ar -> {
+      String refusal = ar.succeeded() ? ar.result() : String.valueOf(ar.cause().getMessage());
+      if (refusal != null) {
+        msg.fail(FailureCodes.FORBIDDEN, refusal);
+        return;
+      }
+      long leftMs = timeoutMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - askedAt);
+      if (leftMs < 1) {
+        msg.fail(FailureCodes.TIMEOUT, "the tool call that asked ran out of time while the user decided");
+        return;
+      }
+      send(msg, c, request, turn, leftMs);
+    });
+  }
+
+  /** Sends the request to the model; answers {@code msg} with the CreateMessageResult. */
+  private void send(Message<JsonObject> msg, Conversation c, ModelRequest request, int turn, long timeoutMs) {
     long start = System.nanoTime();
     Future<ModelResponse> reply = model.send(request);
     metrics.modelCall(model.provider().id(), start, reply);

@@ -89,23 +89,6 @@ final class TurnApprovals implements ToolApprover {
 
   @Override
   public Future<String> approve(DispatchRequest.ToolUse use, CatalogEntry entry, long budgetMs) {
-    if (closed) {
-      return Future.succeededFuture(notRun(use.name(), "the turn ended before it was approved"));
-    }
-    if (refusedBecause != null) {
-      return Future.succeededFuture(notRun(use.name(), refusedBecause));
-    }
-    if (pending == null) {
-      pending = new LinkedHashMap<>();
-      decided = new HashSet<>();
-      asking.add(this);
-    }
-    if (pending.containsKey(use.id()) || decided.contains(use.id())) {
-      return Future.succeededFuture(notRun(use.name(), "its tool_use id repeats one already asked about in this turn"));
-    }
-    if (pending.size() + decided.size() >= MAX_PER_TURN) {
-      return Future.succeededFuture(notRun(use.name(), "this turn already asked for " + MAX_PER_TURN + " approvals"));
-    }
     long waitMs = Math.min(timeoutMs, budgetMs);
     JsonObject description = new JsonObject()
       .put("tool_use_id", use.id())
@@ -123,10 +106,41 @@ final class TurnApprovals implements ToolApprover {
     if (entry.definition().getValue("annotations") instanceof JsonObject annotations) {
       description.put("annotations", annotations);
     }
-    Pending p = new Pending(use.name(), description);
-    pending.put(use.id(), p);
+    return ask(use.id(), use.name(), description, waitMs);
+  }
+
+  /**
+   * Asks the user to approve something of this turn other than a tool call (a server's sampling
+   * request), the same way: an {@code approval_required} event with {@code description}, answered
+   * by the same route and action.
+   *
+   * @param id its id among this turn's approvals ({@code tool_use_id} in the events and the route)
+   * @param name what the user is asked about, e.g. {@code sampling by server 'x'}
+   * @param description the event's fields ({@code tool_use_id}, {@code name}, {@code timeoutMs} included)
+   * @return {@code null} once approved, else why not (denied, timed out, the turn ended)
+   */
+  Future<String> ask(String id, String name, JsonObject description, long waitMs) {
+    if (closed) {
+      return Future.succeededFuture(notRun(name, "the turn ended before it was approved"));
+    }
+    if (refusedBecause != null) {
+      return Future.succeededFuture(notRun(name, refusedBecause));
+    }
+    if (pending == null) {
+      pending = new LinkedHashMap<>();
+      decided = new HashSet<>();
+      asking.add(this);
+    }
+    if (pending.containsKey(id) || decided.contains(id)) {
+      return Future.succeededFuture(notRun(name, "its id repeats one already asked about in this turn"));
+    }
+    if (pending.size() + decided.size() >= MAX_PER_TURN) {
+      return Future.succeededFuture(notRun(name, "this turn already asked for " + MAX_PER_TURN + " approvals"));
+    }
+    Pending p = new Pending(name, description);
+    pending.put(id, p);
     metrics.approvalAsked();
-    p.timer = vertx.setTimer(Math.max(1, waitMs), t -> decide(use.id(), false, null, "timeout"));
+    p.timer = vertx.setTimer(Math.max(1, waitMs), t -> decide(id, false, null, "timeout"));
     if (registered == null) {
       consumer = vertx.eventBus().consumer(Addresses.conversationApprovals(conversationId), this::onMessage);
       registered = consumer.completion();
@@ -135,8 +149,8 @@ final class TurnApprovals implements ToolApprover {
     registered.onComplete(ar -> {
       if (ar.failed()) {
         LOG.warn("[{}] cannot take approvals: {}", conversationId, ar.cause().getMessage());
-        decide(use.id(), false, "approvals cannot be received: " + ar.cause().getMessage(), "error");
-      } else if (pending.get(use.id()) == p) {
+        decide(id, false, "approvals cannot be received: " + ar.cause().getMessage(), "error");
+      } else if (pending.get(id) == p) {
         events.approvalRequired(description.copy());
       }
     });

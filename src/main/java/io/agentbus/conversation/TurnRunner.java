@@ -129,8 +129,14 @@ final class TurnRunner {
       options.getApprovalTimeoutMs(), asking);
     Turn t = new Turn(conversation, events, catalog.current(), stream, options.getTurnTimeoutMs(), approvals);
     conversation.history().add(new JsonObject().put("role", "user").put("content", userContent));
+    conversation.approvals(approvals);
     t.events.turnStarted(conversation.turns());
-    return metrics.turn(iterate(t).andThen(ar -> approvals.close()));
+    return metrics.turn(iterate(t).andThen(ar -> {
+      approvals.close();
+      if (conversation.approvals() == approvals) {
+        conversation.approvals(null);
+      }
+    }));
   }
 
   /**

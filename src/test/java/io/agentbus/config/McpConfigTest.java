@@ -121,8 +121,8 @@ class McpConfigTest {
       error("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"disabled\": \"yes\"}}}"));
     assertEquals("server 'a': field 'roots'[0] must be {\"uri\": \"file://...\", \"name\"?: string}",
       error("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"roots\": [{\"uri\": \"http://h\"}]}}}"));
-    assertEquals("server 'a': sampling.approval must be \"never\" (approval prompts are not supported yet)",
-      error("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"sampling\": {\"enabled\": true, \"approval\": \"always\"}}}}"));
+    assertEquals("server 'a': sampling.approval must be \"never\" or \"always\"",
+      error("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"sampling\": {\"enabled\": true, \"approval\": \"sometimes\"}}}}"));
     assertEquals("server 'a': field 'type' must be one of stdio, http, sse",
       error("{\"mcpServers\": {\"a\": {\"type\": \"grpc\", \"command\": \"x\"}}}"));
     assertEquals("server 'a': field 'url' must be an http:// or https:// URL",

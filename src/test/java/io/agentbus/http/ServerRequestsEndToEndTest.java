@@ -3,6 +3,7 @@ package io.agentbus.http;
 import static io.agentbus.http.ServerRequestsApi.script;
 import static io.agentbus.http.ServerRequestsApi.text;
 import static io.agentbus.http.ServerRequestsApi.toolUse;
+import static io.agentbus.http.ServerRequestsApi.type;
 import static io.agentbus.http.ServerRequestsApi.uses;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -70,6 +71,8 @@ class ServerRequestsEndToEndTest {
       .add(script("LATER", uses(toolUse("mcp__elicit__ask_outside", new JsonObject())), text("later"),
         uses(toolUse("mcp__elicit__outside_answer", new JsonObject())), text("outside")))
       .add(script("PLEASE_SAMPLE", uses(sample), uses(sample.copy()), text("sampled twice")))
+      .add(script("PERMIT_SAMPLE", uses(toolUse("mcp__asked__sample", new JsonObject().put("prompt", "sub-prompt"))),
+        text("asked sample")))
       .add(script(null, text("plain"))));
     MockModelServer.start(vertx, new MockModelOptions().setMode(MockModelOptions.MODE_SCRIPT).setScript(scripts))
       .compose(m -> {
@@ -81,6 +84,8 @@ class ServerRequestsEndToEndTest {
             .setRoots(new JsonArray().add(new JsonObject().put("uri", "file:///data").put("name", "data")))
             .setSampling(new SamplingOptions(true, 100, 1, "never")))
           .addMcpServer(InteropServers.javaMain("short", ElicitingServer.class).setMaxTotalTimeoutMs(1_500))
+          .addMcpServer(InteropServers.javaMain("asked", ElicitingServer.class).setAllowedTools(java.util.List.of("sample"))
+            .setSampling(new SamplingOptions(true, 100, 3, "always")))
           .setConversationInstances(2)
           .setConversation(new ConversationOptions().setModel(model).setMaxIterations(5)));
       })
@@ -268,5 +273,40 @@ class ServerRequestsEndToEndTest {
           });
           return null;
         }))).onComplete(ctx.succeedingThenComplete());
+  }
+
+  @Test
+  void aSamplingRequestThatNeedsApprovalWaitsForTheUserAndADenialReachesTheServer(Vertx vertx, VertxTestContext ctx) {
+    calls.create(ALICE, new JsonObject()).compose(approved -> calls.create(ALICE, new JsonObject()).compose(denied ->
+      sampleAnswered(vertx, approved, true).compose(a -> sampleAnswered(vertx, denied, false)).compose(d ->
+        calls.toolResults(approved, ALICE).compose(ok -> calls.toolResults(denied, ALICE).map(no -> {
+          ctx.verify(() -> {
+            assertTrue(ok.get(0).contains("sampled-answer"), ok::toString);
+            assertTrue(no.get(0).contains("The user denied") && no.get(0).contains("not now"), no::toString);
+            assertTrue(!no.get(0).contains("sampled-answer"), "a denied request never reaches the model: " + no);
+          });
+          return null;
+        })))))
+      .onComplete(ctx.succeedingThenComplete());
+  }
+
+  /** Runs a PERMIT_SAMPLE turn in conversation {@code id}, answering its sampling approval with {@code approve}. */
+  private static Future<JsonObject> sampleAnswered(Vertx vertx, String id, boolean approve) {
+    return ServerRequestsApi.awaitEvent(vertx, id, type("approval_required")).compose(asked -> {
+      Future<JsonObject> turn = calls.send(id, ALICE, "PERMIT_SAMPLE");
+      return asked.compose(event -> {
+        assertEquals("sampling", event.getString("kind"));
+        assertEquals("sampling by server 'asked'", event.getString("name"));
+        assertTrue(event.getJsonObject("arguments").encode().contains("sub-prompt"), event::encode);
+        JsonObject answer = new JsonObject().put("approve", approve);
+        if (!approve) {
+          answer.put("reason", "not now");
+        }
+        return calls.post("/v1/conversations/" + id + "/approvals/" + event.getString("tool_use_id"), ALICE, answer);
+      }).compose(r -> {
+        assertEquals(200, r.statusCode(), r.bodyAsString());
+        return turn;
+      });
+    });
   }
 }

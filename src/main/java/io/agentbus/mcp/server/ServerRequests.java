@@ -238,7 +238,8 @@ final class ServerRequests implements ServerRequestHandler {
       return Future.failedFuture(rpcError(-1, "sampling request refused: " + why));
     }
     JsonObject body = callerFields(caller).put("params", params.copy())
-      .put("maxTokens", options.getSampling().maxTokens()).put("maxCallsPerTurn", options.getSampling().maxCallsPerTurn());
+      .put("maxTokens", options.getSampling().maxTokens()).put("maxCallsPerTurn", options.getSampling().maxCallsPerTurn())
+      .put("approval", options.getSampling().asksApproval());
     return ask(Actions.SAMPLE, caller, body).<JsonObject>map(Message::body)
       .recover(err -> Future.failedFuture(rpcError(-1, "sampling request refused: " + err.getMessage())));
   }
