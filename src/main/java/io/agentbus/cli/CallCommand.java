@@ -60,10 +60,10 @@ public final class CallCommand {
       }
     }
     long authorizeTimeout;
-    LoopbackPrompt prompt;
+    CliAuthorization.Installed prompt;
     try {
       authorizeTimeout = CliAuthorization.timeoutMs(args);
-      prompt = CliAuthorization.install(vertx, List.of(server), authorizeTimeout, err);
+      prompt = CliAuthorization.install(vertx, Cli.loadAgentConfig(args), List.of(server), authorizeTimeout, err);
     } catch (RuntimeException e) {
       return Cli.fail(err, e.getMessage());
     }

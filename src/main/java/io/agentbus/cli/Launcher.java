@@ -6,6 +6,7 @@ import io.agentbus.cluster.ClusterOptions.Role;
 import io.agentbus.config.AgentConfig;
 import io.agentbus.config.McpConfig;
 import io.agentbus.conversation.ConversationOptions;
+import io.agentbus.mcp.auth.EncryptedFileTokenStore;
 import io.agentbus.mock.MockModelOptions;
 import io.agentbus.mock.MockModelServer;
 import io.agentbus.model.ModelOptions;
@@ -61,7 +62,8 @@ final class Launcher {
   /**
    * @param roles what this cluster node runs, or {@code null} for everything: without
    *     {@code mcp} no MCP server starts here, without {@code conversation} no turn runs here
-   *     (and no store or demo model is opened)
+   *     (and no demo model is opened, nor the store unless a server of this node keeps OAuth
+   *     tokens in it)
    */
   static Future<Launched> start(Vertx vertx, AgentConfig agent, McpConfig mcp, boolean awaitServers, Set<Role> roles) {
     boolean conversations = roles == null || roles.contains(Role.CONVERSATION);
@@ -78,7 +80,7 @@ final class Launcher {
       }
       AgentbusOptions options = new AgentbusOptions().setMcpServers(servers ? mcp.servers() : List.of())
         .setConversation(conversation).setConversations(conversations).setTenants(agent.tenants())
-        .setStore(conversations ? agent.store() : new StoreOptions().setType(StoreOptions.Type.MEMORY));
+        .setStore(conversations || servers && keepsTokens(mcp) ? agent.store() : new StoreOptions().setType(StoreOptions.Type.MEMORY));
       if (agent.conversationInstances() != null) {
         options.setConversationInstances(agent.conversationInstances());
       }
@@ -86,6 +88,15 @@ final class Launcher {
         .map(agentbus -> new Launched(agentbus, mock))
         .recover(err -> (mock == null ? Future.<Void>succeededFuture() : mock.close()).transform(ar -> Future.failedFuture(err)));
     });
+  }
+
+  /**
+   * @return whether an MCP-only node opens the store anyway: to keep the OAuth tokens of its
+   *     servers there (with {@code AGENTBUS_TOKEN_KEY} set), where the other nodes find them
+   */
+  private static boolean keepsTokens(McpConfig mcp) {
+    String key = System.getenv(EncryptedFileTokenStore.KEY_ENV);
+    return key != null && !key.isBlank() && mcp.servers().stream().anyMatch(s -> !s.isDisabled() && s.getOauth() != null);
   }
 
   private static void warnDemo(int port) {

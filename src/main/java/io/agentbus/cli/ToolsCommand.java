@@ -30,10 +30,10 @@ public final class ToolsCommand {
     McpConfig config = Cli.loadMcpConfig(args);
     boolean includeHidden = args.flag(CallCommand.INCLUDE_HIDDEN);
     long authorizeTimeout;
-    LoopbackPrompt prompt;
+    CliAuthorization.Installed prompt;
     try {
       authorizeTimeout = CliAuthorization.timeoutMs(args);
-      prompt = CliAuthorization.install(vertx, config.enabledServers(), authorizeTimeout, err);
+      prompt = CliAuthorization.install(vertx, Cli.loadAgentConfig(args), config.enabledServers(), authorizeTimeout, err);
     } catch (RuntimeException e) {
       return Cli.fail(err, e.getMessage());
     }
