@@ -15,6 +15,7 @@ import io.agentbus.store.StoreOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -80,7 +81,7 @@ final class Launcher {
       }
       AgentbusOptions options = new AgentbusOptions().setMcpServers(servers ? mcp.servers() : List.of())
         .setConversation(conversation).setConversations(conversations).setTenants(agent.tenants())
-        .setStore(conversations || servers && keepsTokens(mcp) ? agent.store() : new StoreOptions().setType(StoreOptions.Type.MEMORY));
+        .setStore(storeOptions(agent, mcp, conversations, servers, System.getenv()));
       if (agent.conversationInstances() != null) {
         options.setConversationInstances(agent.conversationInstances());
       }
@@ -91,12 +92,17 @@ final class Launcher {
   }
 
   /**
-   * @return whether an MCP-only node opens the store anyway: to keep the OAuth tokens of its
-   *     servers there (with {@code AGENTBUS_TOKEN_KEY} set), where the other nodes find them
+   * @return the store this node opens: the configured one where conversations run, and on an
+   *     MCP-only node too when it keeps the OAuth tokens of its servers there
+   *     ({@code AGENTBUS_TOKEN_KEY} set and a server with {@code oauth}), where the other nodes
+   *     find them; else memory (nothing opened)
    */
-  private static boolean keepsTokens(McpConfig mcp) {
-    String key = System.getenv(EncryptedFileTokenStore.KEY_ENV);
-    return key != null && !key.isBlank() && mcp.servers().stream().anyMatch(s -> !s.isDisabled() && s.getOauth() != null);
+  static StoreOptions storeOptions(AgentConfig agent, McpConfig mcp, boolean conversations, boolean servers,
+                                   Map<String, String> env) {
+    String key = env.get(EncryptedFileTokenStore.KEY_ENV);
+    boolean keepsTokens = servers && key != null && !key.isBlank()
+      && mcp.servers().stream().anyMatch(s -> !s.isDisabled() && s.getOauth() != null);
+    return conversations || keepsTokens ? agent.store() : new StoreOptions().setType(StoreOptions.Type.MEMORY);
   }
 
   private static void warnDemo(int port) {
