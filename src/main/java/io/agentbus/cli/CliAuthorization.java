@@ -3,8 +3,8 @@ package io.agentbus.cli;
 import io.agentbus.config.AgentConfig;
 import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.mcp.McpServerOptions.Transport;
-import io.agentbus.mcp.auth.OAuthManager;
 import io.agentbus.mcp.auth.EncryptedFileTokenStore;
+import io.agentbus.mcp.auth.OAuthManager;
 import io.agentbus.mcp.auth.OAuthOptions;
 import io.agentbus.mcp.auth.TokenStores;
 import io.agentbus.store.ConversationStore;
@@ -13,6 +13,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.io.PrintStream;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * OAuth for the {@code tools} and {@code call} commands: when a server they connect to may
@@ -77,18 +78,22 @@ final class CliAuthorization {
    * store's table; otherwise {@link TokenStores#fromEnvironment(Vertx)}), and a
    * {@link LoopbackPrompt} when one may need a person.
    *
+   * @param agent the agent config ({@code --config}), read only when a server has {@code oauth}
    * @return what to close when the command ends, or {@code null} when no server has {@code oauth}
-   * @throws RuntimeException with the message to show (the store cannot be opened, the listener cannot start)
+   * @throws RuntimeException with the message to show (the config is wrong, the store cannot be
+   *     opened, the listener cannot start)
    */
-  static Installed install(Vertx vertx, AgentConfig agent, List<McpServerOptions> servers, long timeoutMs, PrintStream err) {
+  static Installed install(Vertx vertx, Supplier<AgentConfig> agent, List<McpServerOptions> servers, long timeoutMs,
+                           PrintStream err) {
     if (servers.stream().noneMatch(s -> s.getOauth() != null)) {
       return null;
     }
     ConversationStore store = null;
     String key = System.getenv(EncryptedFileTokenStore.KEY_ENV);
-    if (key != null && !key.isBlank() && agent.store().getType() != StoreOptions.Type.MEMORY) {
+    StoreOptions storeOptions = key == null || key.isBlank() ? null : agent.get().store();
+    if (storeOptions != null && storeOptions.getType() != StoreOptions.Type.MEMORY) {
       try {
-        store = Cli.await(ConversationStore.create(vertx, agent.store()));
+        store = Cli.await(ConversationStore.create(vertx, storeOptions));
       } catch (RuntimeException e) {
         throw new IllegalStateException("the OAuth tokens are kept in the conversation store, which cannot be opened: "
           + e.getMessage(), e);
