@@ -186,6 +186,33 @@ class CliTokenStoreTest {
     });
   }
 
+  @Test
+  void anotherKeyEndsTheCommandClearlyAndTheStoredTokensStay() throws Exception {
+    Files.writeString(dir.resolve("agent.json"), "{}");
+    Child first = new Child(URL_LINE, "call", "protected", "echo", "--mcp-config", "mcp.json", "--config", "agent.json");
+    WebClient browser = WebClient.create(vertx);
+    assertEquals(200, await(browser.getAbs(first.match.get(60, TimeUnit.SECONDS).group(1)).send()).statusCode());
+    assertEquals(0, first.exit(), first.all());
+
+    String right = key;
+    byte[] k = new byte[32];
+    new SecureRandom().nextBytes(k);
+    key = Base64.getEncoder().encodeToString(k);
+    Child wrong = new Child(URL_LINE, "call", "protected", "echo", "--mcp-config", "mcp.json", "--config", "agent.json");
+    assertEquals(2, wrong.exit(), wrong.all());
+    assertFalse(wrong.match.isDone(), "asked for a new authorization: " + wrong.all());
+    assertTrue(String.join("\n", wrong.err).contains("cannot be decrypted: they were written with another AGENTBUS_TOKEN_KEY"),
+      wrong.all());
+    for (String secret : server.secrets()) {
+      assertFalse(wrong.all().contains(secret), "a secret in the output");
+    }
+
+    key = right;
+    Child again = new Child(URL_LINE, "call", "protected", "echo", "--mcp-config", "mcp.json", "--config", "agent.json");
+    assertEquals(0, again.exit(), again.all());
+    assertEquals(1, server.tokensIssued());
+  }
+
   /** What the tokens were written to, as bytes (Latin-1), after checking where they went. */
   private interface AtRest {
     String check() throws Exception;
