@@ -33,6 +33,7 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -211,6 +212,46 @@ class CliTokenStoreTest {
     Child again = new Child(URL_LINE, "call", "protected", "echo", "--mcp-config", "mcp.json", "--config", "agent.json");
     assertEquals(0, again.exit(), again.all());
     assertEquals(1, server.tokensIssued());
+  }
+
+  @Test
+  void aRunningServeUsesTheTokensTheCommandLineObtainsLater() throws Exception {
+    Files.writeString(dir.resolve("agent.json"), "{}");
+    Files.writeString(dir.resolve("mcp.json"), new JsonObject().put("mcpServers", new JsonObject()
+      .put("protected", new JsonObject().put("url", server.url()).put("oauth", new JsonObject())
+        .put("restart", new JsonObject().put("initialBackoffMs", 200).put("maxBackoffMs", 1000)))).encodePrettily());
+    WebClient browser = WebClient.create(vertx);
+    Child serve = new Child(Pattern.compile("Agentbus listening on http://127\\.0\\.0\\.1:(\\d+)"), "serve",
+      "--config", "agent.json", "--mcp-config", "mcp.json");
+    try {
+      int port = Integer.parseInt(serve.match.get(60, TimeUnit.SECONDS).group(1));
+      // serve has nobody to ask: the server waits for an authorization
+      awaitStatus(browser, port, Set.of("RESTARTING", "DOWN"), serve);
+
+      Child call = new Child(URL_LINE, "call", "protected", "echo", "--mcp-config", "mcp.json", "--config", "agent.json");
+      assertEquals(200, await(browser.getAbs(call.match.get(60, TimeUnit.SECONDS).group(1)).send()).statusCode());
+      assertEquals(0, call.exit(), call.all());
+
+      // no restart, nobody asked again: serve finds the tokens in the store on its next attempt
+      awaitStatus(browser, port, Set.of("READY"), serve);
+      assertEquals(1, server.tokensIssued());
+    } finally {
+      serve.process.destroy();
+      serve.process.waitFor(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Polls {@code /health} until the server has one of {@code statuses} (at most 30 s). */
+  private void awaitStatus(WebClient browser, int port, Set<String> statuses, Child serve) throws Exception {
+    String now = "none yet";
+    for (int i = 0; i < 150 && !statuses.contains(now); i++) {
+      if (i > 0) {
+        await(vertx.timer(200));
+      }
+      JsonObject health = await(browser.get(port, "127.0.0.1", "/health").send()).bodyAsJsonObject();
+      now = health.getJsonObject("servers").getJsonObject("protected").getString("status");
+    }
+    assertTrue(statuses.contains(now), now + "\n" + serve.all());
   }
 
   /** What the tokens were written to, as bytes (Latin-1), after checking where they went. */
