@@ -95,7 +95,8 @@ public final class OAuthManager implements Shareable {
    * Sets up the manager of {@code vertx} with {@code store} and no prompt, unless {@link #install}
    * set one up already (that one is kept): what {@code serve} does with the token store of its
    * conversation store ({@link TokenStores#fromEnvironment(Vertx, io.agentbus.store.ConversationStore)}),
-   * before any server connects. A default made by {@link #of} is replaced.
+   * before any server connects. A default made by {@link #of} is replaced (its redirect URI and
+   * identity token source are kept).
    *
    * @return the manager now in effect
    */
@@ -106,6 +107,11 @@ public final class OAuthManager implements Shareable {
       return m;
     }
     OAuthManager created = new OAuthManager(vertx, store, null);
+    if (m != null) {
+      // what an HTTP layer set on the lazy default stays
+      created.defaultRedirectUri = m.defaultRedirectUri;
+      created.identityTokens = m.identityTokens;
+    }
     map.put(KEY, created);
     return created;
   }

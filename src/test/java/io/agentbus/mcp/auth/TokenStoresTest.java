@@ -113,10 +113,11 @@ class TokenStoresTest {
 
   @Test
   void installDefaultKeepsAnInstalledManagerAndReplacesTheLazyDefault() {
-    OAuthManager lazy = OAuthManager.of(vertx);
+    OAuthManager lazy = OAuthManager.of(vertx).defaultRedirectUri("http://127.0.0.1:1234/oauth/callback");
     OAuthManager serve = OAuthManager.installDefault(vertx, new InMemoryTokenStore());
     assertFalse(lazy == serve);
     assertSame(serve, OAuthManager.of(vertx));
+    assertEquals("http://127.0.0.1:1234/oauth/callback", serve.defaultRedirectUri());
     OAuthManager embedder = OAuthManager.install(vertx, new InMemoryTokenStore(), null);
     assertSame(embedder, OAuthManager.installDefault(vertx, new InMemoryTokenStore()));
     assertSame(embedder, OAuthManager.of(vertx));
