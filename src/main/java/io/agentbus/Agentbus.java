@@ -10,6 +10,8 @@ import io.agentbus.conversation.ConversationOptions;
 import io.agentbus.conversation.ConversationVerticle;
 import io.agentbus.dispatch.DispatcherVerticle;
 import io.agentbus.mcp.McpServerOptions;
+import io.agentbus.mcp.auth.OAuthManager;
+import io.agentbus.mcp.auth.TokenStores;
 import io.agentbus.mcp.server.McpServerVerticle;
 import io.agentbus.store.ConversationStore;
 import io.vertx.core.DeploymentOptions;
@@ -37,6 +39,10 @@ import java.util.Objects;
  * it (restart with backoff), calls to it wait for READY within their deadline, and its tools
  * join the catalog once it lists them. {@link #deploy} only waits for each server's first
  * connection attempt, {@link #start} not even that.
+ *
+ * <p>The OAuth tokens of HTTP MCP servers are kept in the conversation store
+ * ({@link TokenStores#fromEnvironment(Vertx, ConversationStore)}) unless
+ * {@link OAuthManager#install} set up a store of its own first.
  */
 public final class Agentbus {
 
@@ -102,6 +108,8 @@ public final class Agentbus {
     return ConversationStore.create(vertx, o.getStore())
       .compose(st -> {
         store[0] = st;
+        // before any server connects: OAuth tokens live in this store (unless the embedder installed its own)
+        OAuthManager.installDefault(vertx, TokenStores.fromEnvironment(vertx, st));
         for (McpServerOptions server : enabled) {
           McpServerVerticle verticle = McpServerVerticle.connectingInBackground().setTenants(o.getTenants());
           verticles.add(verticle);

@@ -24,6 +24,7 @@ public final class AgentMain {
     "      --include-hidden: also list / call tools that allowedTools or disabledTools hide",
     "      --authorize-timeout MS: how long tools / call wait for a person to authorize an OAuth server",
     "        in a browser (default 300000, at most 600000); the URL to open is printed to stderr",
+    "      --config FILE: the agent config whose store keeps OAuth tokens, as for serve (default conf/agent.json)",
     "  chat [--config FILE] [--mcp-config FILE]    chat in the terminal with an in-process Agentbus",
     "  chat --url http://HOST:PORT [--token T]     chat with a running 'serve' (token also from AGENTBUS_TOKEN)",
     "  demo-server                                 run the built-in demo MCP server on stdio",

@@ -13,9 +13,10 @@ import java.util.List;
 
 /**
  * {@code agentbus call SERVER TOOL 'JSON-ARGS' [--mcp-config FILE] [--timeout MS]
- * [--include-hidden] [--authorize-timeout MS]}: prints the {@code CallToolResult}; exit code
+ * [--include-hidden] [--authorize-timeout MS] [--config FILE]}: prints the {@code CallToolResult}; exit code
  * 0, 1 for {@code isError: true}, 2 for protocol, connection or authorization errors. An
- * OAuth server that needs a person's authorization gets it through a {@link LoopbackPrompt}. A tool hidden by the server's
+ * OAuth server that needs a person's authorization gets it through a {@link LoopbackPrompt}; its tokens go
+ * where {@code serve} with the same {@code --config} keeps them ({@link CliAuthorization}). A tool hidden by the server's
  * {@code allowedTools} / {@code disabledTools} is refused (exit 2) unless
  * {@code --include-hidden} is given, as it is everywhere else in Agentbus.
  */
@@ -31,7 +32,7 @@ public final class CallCommand {
     List<String> pos = args.positional();
     if (pos.size() < 2 || pos.size() > 3) {
       return Cli.fail(err, "usage: agentbus call SERVER TOOL ['JSON-ARGS'] [--mcp-config FILE] [--timeout MS] [--include-hidden]"
-        + " [--authorize-timeout MS]");
+        + " [--authorize-timeout MS] [--config FILE]");
     }
     JsonObject arguments;
     try {
@@ -60,10 +61,10 @@ public final class CallCommand {
       }
     }
     long authorizeTimeout;
-    LoopbackPrompt prompt;
+    CliAuthorization.Installed prompt;
     try {
       authorizeTimeout = CliAuthorization.timeoutMs(args);
-      prompt = CliAuthorization.install(vertx, List.of(server), authorizeTimeout, err);
+      prompt = CliAuthorization.install(vertx, () -> Cli.loadAgentConfig(args), List.of(server), authorizeTimeout, err);
     } catch (RuntimeException e) {
       return Cli.fail(err, e.getMessage());
     }

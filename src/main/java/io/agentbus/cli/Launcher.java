@@ -6,6 +6,7 @@ import io.agentbus.cluster.ClusterOptions.Role;
 import io.agentbus.config.AgentConfig;
 import io.agentbus.config.McpConfig;
 import io.agentbus.conversation.ConversationOptions;
+import io.agentbus.mcp.auth.EncryptedFileTokenStore;
 import io.agentbus.mock.MockModelOptions;
 import io.agentbus.mock.MockModelServer;
 import io.agentbus.model.ModelOptions;
@@ -14,6 +15,7 @@ import io.agentbus.store.StoreOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,7 +63,8 @@ final class Launcher {
   /**
    * @param roles what this cluster node runs, or {@code null} for everything: without
    *     {@code mcp} no MCP server starts here, without {@code conversation} no turn runs here
-   *     (and no store or demo model is opened)
+   *     (and no demo model is opened, nor the store unless a server of this node keeps OAuth
+   *     tokens in it)
    */
   static Future<Launched> start(Vertx vertx, AgentConfig agent, McpConfig mcp, boolean awaitServers, Set<Role> roles) {
     boolean conversations = roles == null || roles.contains(Role.CONVERSATION);
@@ -78,7 +81,7 @@ final class Launcher {
       }
       AgentbusOptions options = new AgentbusOptions().setMcpServers(servers ? mcp.servers() : List.of())
         .setConversation(conversation).setConversations(conversations).setTenants(agent.tenants())
-        .setStore(conversations ? agent.store() : new StoreOptions().setType(StoreOptions.Type.MEMORY));
+        .setStore(storeOptions(agent, mcp, conversations, servers, System.getenv()));
       if (agent.conversationInstances() != null) {
         options.setConversationInstances(agent.conversationInstances());
       }
@@ -86,6 +89,20 @@ final class Launcher {
         .map(agentbus -> new Launched(agentbus, mock))
         .recover(err -> (mock == null ? Future.<Void>succeededFuture() : mock.close()).transform(ar -> Future.failedFuture(err)));
     });
+  }
+
+  /**
+   * @return the store this node opens: the configured one where conversations run, and on an
+   *     MCP-only node too when it keeps the OAuth tokens of its servers there
+   *     ({@code AGENTBUS_TOKEN_KEY} set and a server with {@code oauth}), where the other nodes
+   *     find them; else memory (nothing opened)
+   */
+  static StoreOptions storeOptions(AgentConfig agent, McpConfig mcp, boolean conversations, boolean servers,
+                                   Map<String, String> env) {
+    String key = env.get(EncryptedFileTokenStore.KEY_ENV);
+    boolean keepsTokens = servers && key != null && !key.isBlank()
+      && mcp.servers().stream().anyMatch(s -> !s.isDisabled() && s.getOauth() != null);
+    return conversations || keepsTokens ? agent.store() : new StoreOptions().setType(StoreOptions.Type.MEMORY);
   }
 
   private static void warnDemo(int port) {

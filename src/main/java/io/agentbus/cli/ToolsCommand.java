@@ -19,7 +19,8 @@ import java.util.Map;
  * configured server (in parallel) and prints the tools it exposes, i.e. after its
  * {@code allowedTools} / {@code disabledTools}; with {@code --include-hidden} the hidden ones
  * too, marked as such. Exit code 2 if any server failed. An OAuth server that needs a
- * person's authorization gets it through a {@link LoopbackPrompt} ({@code --authorize-timeout}).
+ * person's authorization gets it through a {@link LoopbackPrompt} ({@code --authorize-timeout}); its
+ * tokens go where {@code serve} with the same {@code --config} keeps them ({@link CliAuthorization}).
  */
 public final class ToolsCommand {
 
@@ -30,10 +31,10 @@ public final class ToolsCommand {
     McpConfig config = Cli.loadMcpConfig(args);
     boolean includeHidden = args.flag(CallCommand.INCLUDE_HIDDEN);
     long authorizeTimeout;
-    LoopbackPrompt prompt;
+    CliAuthorization.Installed prompt;
     try {
       authorizeTimeout = CliAuthorization.timeoutMs(args);
-      prompt = CliAuthorization.install(vertx, config.enabledServers(), authorizeTimeout, err);
+      prompt = CliAuthorization.install(vertx, () -> Cli.loadAgentConfig(args), config.enabledServers(), authorizeTimeout, err);
     } catch (RuntimeException e) {
       return Cli.fail(err, e.getMessage());
     }

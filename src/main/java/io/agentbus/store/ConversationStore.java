@@ -8,6 +8,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The truth about conversations: settings, committed history, usage totals, version. The
@@ -133,6 +134,14 @@ public interface ConversationStore {
    * @return done when the database connections are closed
    */
   Future<Void> close();
+
+  /**
+   * @return the store's {@code oauth_tokens} table (SQLite and PostgreSQL), or empty for a store
+   *     that keeps nothing durably (memory)
+   */
+  default Optional<TokenTable> tokenTable() {
+    return Optional.empty();
+  }
 
   /** The largest page {@link #list} returns. */
   int MAX_LIST_LIMIT = 1_000;

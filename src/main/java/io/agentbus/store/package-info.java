@@ -10,6 +10,8 @@
  * conversation: id, tenant, title, system_prompt, tools, created_at, updated_at, version,
  * message_count, usage, and the four Anthropic token totals as columns), index
  * {@code (tenant, updated_at DESC, id DESC)}; {@code conversation_messages} (conversation_id,
- * seq, turn, content; primary key (conversation_id, seq)); {@code agentbus_schema_version}.
+ * seq, turn, content; primary key (conversation_id, seq)); {@code oauth_tokens} (tenant ({@code ''}
+ * for the shared identity), server_key, sealed, updated_at; primary key (tenant, server_key); see
+ * {@link io.agentbus.store.TokenTable}); {@code agentbus_schema_version}.
  */
 package io.agentbus.store;

@@ -81,7 +81,7 @@ class PgConversationStoreTest extends ConversationStoreContract {
     RowSet<Row> versions = PgTestSupport.sql(vertx, "SELECT version FROM " + schema + ".agentbus_schema_version ORDER BY version");
     List<Integer> applied = new ArrayList<>();
     versions.forEach(r -> applied.add(r.getInteger(0)));
-    assertEquals(List.of(1, 2), applied);
+    assertEquals(List.of(1, 2, 3), applied);
     RowSet<Row> types = PgTestSupport.sql(vertx, "SELECT jsonb_typeof(content) FROM " + schema + ".conversation_messages");
     assertEquals("object", types.iterator().next().getString(0));
     RowSet<Row> index = PgTestSupport.sql(vertx, "SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = $2",
@@ -99,13 +99,14 @@ class PgConversationStoreTest extends ConversationStoreContract {
     // what a version 1 build left: migration 2 only added the turn functions
     PgTestSupport.sql(vertx, "DROP FUNCTION " + schema + ".agentbus_merge_usage(jsonb, jsonb)");
     PgTestSupport.sql(vertx, "DROP FUNCTION " + schema + ".agentbus_usage_long(jsonb)");
+    PgTestSupport.sql(vertx, "DROP TABLE " + schema + ".oauth_tokens");
     PgTestSupport.sql(vertx, "DELETE FROM " + schema + ".agentbus_schema_version WHERE version > 1");
 
     store = await(ConversationStore.create(vertx, options()));
     RowSet<Row> versions = PgTestSupport.sql(vertx, "SELECT version FROM " + schema + ".agentbus_schema_version ORDER BY version");
     List<Integer> applied = new ArrayList<>();
     versions.forEach(r -> applied.add(r.getInteger(0)));
-    assertEquals(List.of(1, 2), applied);
+    assertEquals(List.of(1, 2, 3), applied);
     StoredConversation loaded = await(store.load(c.id()));
     assertEquals(List.of(user("kept"), assistant("ok")), loaded.messages());
     assertEquals(3L, loaded.usage().getLong("input_tokens"));

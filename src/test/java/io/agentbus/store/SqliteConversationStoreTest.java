@@ -77,6 +77,8 @@ class SqliteConversationStoreTest extends ConversationStoreContract {
         assertEquals(1, rs.getInt(1));
         assertTrue(rs.next());
         assertEquals(2, rs.getInt(1));
+        assertTrue(rs.next());
+        assertEquals(3, rs.getInt(1));
         assertFalse(rs.next());
       }
     }

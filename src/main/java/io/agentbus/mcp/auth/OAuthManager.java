@@ -11,8 +11,6 @@ import java.net.URI;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The OAuth client of one Vert.x instance: the {@link TokenStore}, the
@@ -27,10 +25,11 @@ import org.slf4j.LoggerFactory;
  * {@code authorizationUrl} and {@code redirectUri} (that pending request can be completed by
  * {@link #complete} as well).
  *
- * <p>Without {@link #install}, {@link #of} builds the default: no prompt, and the store from
- * the environment ({@value EncryptedFileTokenStore#KEY_ENV} set: an encrypted file at
- * {@code AGENTBUS_TOKEN_FILE}, default {@value EncryptedFileTokenStore#DEFAULT_PATH}; not set:
- * memory only, with one warning).
+ * <p>Without {@link #install} or {@link #installDefault} (which {@code serve} calls with its
+ * conversation store's table), {@link #of} builds the default: no prompt, and the store from
+ * the environment ({@link TokenStores#fromEnvironment(Vertx)}: {@value EncryptedFileTokenStore#KEY_ENV}
+ * set: an encrypted file at {@code AGENTBUS_TOKEN_FILE}, default
+ * {@value EncryptedFileTokenStore#DEFAULT_PATH}; not set: memory only, with one warning).
  */
 public final class OAuthManager implements Shareable {
 
@@ -38,7 +37,6 @@ public final class OAuthManager implements Shareable {
   public static final long PENDING_TTL_MS = 10 * 60_000;
   /** The redirect URI used when neither the server's options nor {@link #defaultRedirectUri(String)} give one. */
   public static final String DEFAULT_REDIRECT_URI = "http://localhost:8080/oauth/callback";
-  private static final Logger LOG = LoggerFactory.getLogger(OAuthManager.class);
   /** The local map (of each Vert.x instance) that holds its manager: it goes when the instance closes. */
   private static final String MAP = "agentbus.oauth";
   private static final String KEY = "manager";
@@ -51,6 +49,8 @@ public final class OAuthManager implements Shareable {
   private final Map<String, ClientIdentity> registrations = Registration.cache();
   private volatile String defaultRedirectUri = DEFAULT_REDIRECT_URI;
   private volatile IdentityTokenSource identityTokens;
+  /** Set up by {@link #install}: {@link #installDefault} keeps it. */
+  private volatile boolean installed;
 
   private OAuthManager(Vertx vertx, TokenStore store, AuthorizationPrompt prompt) {
     this.vertx = vertx;
@@ -77,6 +77,7 @@ public final class OAuthManager implements Shareable {
    */
   public static OAuthManager install(Vertx vertx, TokenStore store, AuthorizationPrompt prompt) {
     OAuthManager m = new OAuthManager(vertx, store, prompt);
+    m.installed = true;
     vertx.sharedData().<String, OAuthManager>getLocalMap(MAP).put(KEY, m);
     return m;
   }
@@ -87,57 +88,32 @@ public final class OAuthManager implements Shareable {
    * {@code serve} finds them.
    */
   public static TokenStore storeFromEnvironment(Vertx vertx) {
-    String key = System.getenv(EncryptedFileTokenStore.KEY_ENV);
-    if (key == null || key.isBlank()) {
-      InMemoryTokenStore memory = new InMemoryTokenStore();
-      return new TokenStore() {
-        private volatile boolean warned;
+    return TokenStores.fromEnvironment(vertx);
+  }
 
-        @Override
-        public Future<TokenSet> get(String tenant, String serverKey) {
-          if (!warned) {
-            warned = true;
-            LOG.warn("{} is not set: OAuth tokens are kept in memory only and are lost when the process ends",
-              EncryptedFileTokenStore.KEY_ENV);
-          }
-          return memory.get(tenant, serverKey);
-        }
-
-        @Override
-        public Future<Void> put(String tenant, String serverKey, TokenSet tokens) {
-          return memory.put(tenant, serverKey, tokens);
-        }
-
-        @Override
-        public Future<Void> remove(String tenant, String serverKey) {
-          return memory.remove(tenant, serverKey);
-        }
-      };
+  /**
+   * Sets up the manager of {@code vertx} with {@code store} and no prompt, unless {@link #install}
+   * set one up already (that one is kept): what {@code serve} does with the token store of its
+   * conversation store ({@link TokenStores#fromEnvironment(Vertx, io.agentbus.store.ConversationStore)}),
+   * before any server connects. A default made by {@link #of} is replaced (its redirect URI and
+   * identity token source are kept).
+   *
+   * @return the manager now in effect
+   */
+  public static OAuthManager installDefault(Vertx vertx, TokenStore store) {
+    LocalMap<String, OAuthManager> map = vertx.sharedData().getLocalMap(MAP);
+    OAuthManager m = map.get(KEY);
+    if (m != null && m.installed) {
+      return m;
     }
-    String file = System.getenv("AGENTBUS_TOKEN_FILE");
-    try {
-      return new EncryptedFileTokenStore(vertx, file == null || file.isBlank() ? EncryptedFileTokenStore.DEFAULT_PATH : file,
-        EncryptedFileTokenStore.decodeKey(key));
-    } catch (IllegalArgumentException e) {
-      String why = e.getMessage();
-      LOG.error("{}; OAuth servers cannot be authorized", why);
-      return new TokenStore() {
-        @Override
-        public Future<TokenSet> get(String tenant, String serverKey) {
-          return Future.failedFuture(why);
-        }
-
-        @Override
-        public Future<Void> put(String tenant, String serverKey, TokenSet tokens) {
-          return Future.failedFuture(why);
-        }
-
-        @Override
-        public Future<Void> remove(String tenant, String serverKey) {
-          return Future.failedFuture(why);
-        }
-      };
+    OAuthManager created = new OAuthManager(vertx, store, null);
+    if (m != null) {
+      // what an HTTP layer set on the lazy default stays
+      created.defaultRedirectUri = m.defaultRedirectUri;
+      created.identityTokens = m.identityTokens;
     }
+    map.put(KEY, created);
+    return created;
   }
 
   /** Sets the redirect URI for servers whose options name none (the HTTP layer's callback URL). */

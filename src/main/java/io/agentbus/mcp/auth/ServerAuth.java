@@ -94,31 +94,67 @@ final class ServerAuth {
     return who + (tenant == null ? "" : " (tenant '" + tenant + "')");
   }
 
-  /** Loads stored tokens once, and refreshes (or, for client credentials, renews) them when about to expire. */
+  /**
+   * Loads stored tokens (once, or again while there are none: another process may have stored
+   * some since), and refreshes (or, for client credentials, renews) them when about to expire,
+   * unless another process already stored newer ones.
+   */
   Future<Void> prepare(String tenant) {
     Tenant t = tenant(tenant);
     return load(t).compose(v -> {
-      TokenSet ts;
-      synchronized (t) {
-        ts = t.tokens;
-      }
-      if (ts == null || !ts.expiresWithin(System.currentTimeMillis(), REFRESH_MARGIN_MS)) {
-        return Future.succeededFuture();
-      }
-      if (ts.refreshToken() != null) {
-        return flight(t, () -> refresh(t, ts, null)).otherwiseEmpty();
-      }
-      if (options.getGrant() != OAuthOptions.Grant.AUTHORIZATION_CODE) {
-        // nobody needs to be asked: get a new token instead
-        return flight(t, () -> authorize(t, BearerChallenge.NONE, false, null));
-      }
-      return Future.succeededFuture();
+      TokenSet ts = expiring(t);
+      return ts == null ? Future.succeededFuture() : adoptNewer(t, ts).compose(adopted -> renew(t));
     });
+  }
+
+  /** @return the tenant's tokens when they are about to expire, else {@code null} */
+  private static TokenSet expiring(Tenant t) {
+    TokenSet ts;
+    synchronized (t) {
+      ts = t.tokens;
+    }
+    return ts != null && ts.expiresWithin(System.currentTimeMillis(), REFRESH_MARGIN_MS) ? ts : null;
+  }
+
+  /**
+   * Takes the stored tokens when they are not {@code mine}: a command-line run, another node or
+   * another process refreshed or authorized since they were read (with a rotating refresh token,
+   * {@code mine} may no longer refresh). A store that fails changes nothing.
+   *
+   * @return whether other tokens were taken
+   */
+  private Future<Boolean> adoptNewer(Tenant t, TokenSet mine) {
+    return manager.store().get(t.id, serverKey).map(stored -> {
+      if (stored == null || mine != null && stored.accessToken().equals(mine.accessToken())) {
+        return false;
+      }
+      synchronized (t) {
+        t.tokens = stored;
+        t.dropped = null;
+      }
+      LOG.debug("[{}] took the tokens another process stored", whom(t.id));
+      return true;
+    }).otherwise(false);
+  }
+
+  private Future<Void> renew(Tenant t) {
+    TokenSet ts = expiring(t);
+    if (ts == null) {
+      return Future.succeededFuture();
+    }
+    if (ts.refreshToken() != null) {
+      return flight(t, () -> refresh(t, ts, null)).otherwiseEmpty();
+    }
+    if (options.getGrant() != OAuthOptions.Grant.AUTHORIZATION_CODE) {
+      // nobody needs to be asked: get a new token instead
+      return flight(t, () -> authorize(t, BearerChallenge.NONE, false, null));
+    }
+    return Future.succeededFuture();
   }
 
   private Future<Void> load(Tenant t) {
     synchronized (t) {
-      if (t.loaded == null || t.loaded.failed()) {
+      if (t.loaded == null || t.loaded.failed() || t.loaded.isComplete() && t.tokens == null) {
         t.loaded = manager.store().get(t.id, serverKey).map(ts -> {
           synchronized (t) {
             if (t.tokens == null) {
@@ -153,10 +189,15 @@ final class ServerAuth {
       if (ts != null && !("Bearer " + ts.accessToken()).equals(used)) {
         return Future.succeededFuture();
       }
-      if (ts != null && ts.refreshToken() != null && options.getGrant() == OAuthOptions.Grant.AUTHORIZATION_CODE) {
-        return refresh(t, ts, ch).recover(err -> authorize(t, ch, false, err.getMessage()));
-      }
-      return authorize(t, ch, false, null);
+      return adoptNewer(t, ts).compose(adopted -> {
+        if (adopted) {
+          return Future.succeededFuture();
+        }
+        if (ts != null && ts.refreshToken() != null && options.getGrant() == OAuthOptions.Grant.AUTHORIZATION_CODE) {
+          return refresh(t, ts, ch).recover(err -> authorize(t, ch, false, err.getMessage()));
+        }
+        return authorize(t, ch, false, null);
+      });
     }));
   }
 
@@ -221,6 +262,7 @@ final class ServerAuth {
           fresh.expiresAtMs(), fresh.scopes(), fresh.issuer(), fresh.resource(), fresh.client()))
         .compose(fresh -> save(t, fresh))
         .onSuccess(v -> LOG.info("[{}] access token refreshed", whom(t.id)))
+        .recover(err -> adoptNewer(t, ts).compose(adopted -> adopted ? Future.succeededFuture() : Future.failedFuture(err)))
         .recover(err -> {
           String why = TokenClient.invalidGrant(err)
             ? "the refresh token was rejected (expired or revoked): re-authorization needed"

@@ -5,8 +5,9 @@ import io.vertx.core.Future;
 /**
  * Where tokens are kept, per (tenant, server). A {@code null} tenant is the shared (default)
  * identity; a tenant's tokens are never returned for another tenant. Implementations must
- * not log token values. {@link EncryptedFileTokenStore} keeps them in an AES-GCM encrypted
- * file; a database-backed store implements the same three operations.
+ * not log token values. {@link DatabaseTokenStore} keeps them in the conversation store's
+ * table, {@link EncryptedFileTokenStore} in an AES-GCM encrypted file, {@link InMemoryTokenStore}
+ * in memory; {@link TokenStores} picks one from the environment.
  */
 public interface TokenStore {
 

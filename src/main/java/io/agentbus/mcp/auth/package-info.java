@@ -27,6 +27,9 @@
  * {@code HttpClient} directly and adds no dependency.
  *
  * <p>Dependencies go one way: {@code mcp.transport.http} uses this package; this package
- * uses only {@code io.agentbus.mcp} (errors, URL redaction) and {@code io.agentbus.options}.
+ * uses only {@code io.agentbus.mcp} (errors, URL redaction), {@code io.agentbus.options} and
+ * {@code io.agentbus.store} (the bottom of the graph: {@link io.agentbus.mcp.auth.DatabaseTokenStore}
+ * keeps tokens in the conversation store's {@code oauth_tokens} table, which sees only sealed bytes;
+ * the key and the encryption stay here).
  */
 package io.agentbus.mcp.auth;

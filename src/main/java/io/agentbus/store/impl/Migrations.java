@@ -11,7 +11,7 @@ import java.util.List;
 final class Migrations {
 
   /** The schema version this build writes. */
-  static final int LATEST = 2;
+  static final int LATEST = 3;
 
   static final String SQLITE_VERSION_TABLE =
     "CREATE TABLE IF NOT EXISTS agentbus_schema_version (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)";
@@ -102,7 +102,16 @@ final class Migrations {
         PRIMARY KEY (conversation_id, seq)
       ) WITHOUT ROWID"""),
     // 2: PostgreSQL's turn functions; nothing to do here, the version keeps both dialects level
-    List.of("SELECT 1"));
+    List.of("SELECT 1"),
+    // 3: OAuth tokens, sealed by their owner (see TokenTable); the shared identity's tenant is ''
+    List.of("""
+      CREATE TABLE oauth_tokens (
+        tenant TEXT NOT NULL,
+        server_key TEXT NOT NULL,
+        sealed BLOB NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (tenant, server_key)
+      ) WITHOUT ROWID"""));
 
   /** Migration {@code i + 1} is {@code PG.get(i)}: its statements in order. */
   static final List<List<String>> PG = List.of(
@@ -134,7 +143,16 @@ final class Migrations {
         PRIMARY KEY (conversation_id, seq)
       )"""),
     // 2: a turn commits in one statement, its usage merged in the database (see PgConversationStore)
-    List.of(MERGE_USAGE, USAGE_LONG));
+    List.of(MERGE_USAGE, USAGE_LONG),
+    // 3: OAuth tokens, sealed by their owner (see TokenTable); the shared identity's tenant is ''
+    List.of("""
+      CREATE TABLE oauth_tokens (
+        tenant text NOT NULL,
+        server_key text NOT NULL,
+        sealed bytea NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (tenant, server_key)
+      )"""));
 
   private Migrations() {
   }

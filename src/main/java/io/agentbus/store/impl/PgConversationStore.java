@@ -8,6 +8,7 @@ import io.agentbus.store.StoreException;
 import io.agentbus.store.StoreException.Kind;
 import io.agentbus.store.StoreOptions;
 import io.agentbus.store.StoredConversation;
+import io.agentbus.store.TokenTable;
 import io.agentbus.store.TurnCommit;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -30,6 +31,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
@@ -89,6 +91,7 @@ public final class PgConversationStore implements ConversationStore {
   private final long timeoutMs;
   private final int poolSize;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final TokenTable tokens = new PgTokenTable(this);
 
   private PgConversationStore(Vertx vertx, String name, String uri, Pool pool, long timeoutMs, int poolSize) {
     this.vertx = vertx;
@@ -389,6 +392,21 @@ public final class PgConversationStore implements ConversationStore {
       }
       return StoreSupport.totals(r.getLong(0), r.getLong(1), columns);
     });
+  }
+
+  @Override
+  public Optional<TokenTable> tokenTable() {
+    return Optional.of(tokens);
+  }
+
+  /** One read statement on a pooled connection, under the deadline, retried after a lost connection. */
+  Future<RowSet<Row>> readStatement(String op, String sql, Tuple params) {
+    return read(op, onConnection(op, conn -> conn.preparedQuery(sql).execute(params)));
+  }
+
+  /** One write statement on a pooled connection, under the deadline, never retried. */
+  Future<RowSet<Row>> writeStatement(String op, String sql, Tuple params) {
+    return run(op, onConnection(op, conn -> conn.preparedQuery(sql).execute(params)));
   }
 
   @Override

@@ -8,6 +8,7 @@ import io.agentbus.store.StoreException;
 import io.agentbus.store.StoreException.Kind;
 import io.agentbus.store.StoreOptions;
 import io.agentbus.store.StoredConversation;
+import io.agentbus.store.TokenTable;
 import io.agentbus.store.TurnCommit;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -25,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,10 +70,12 @@ public final class SqliteConversationStore implements ConversationStore {
 
   private final String name;
   private final SqliteWorker worker;
+  private final TokenTable tokens;
 
   private SqliteConversationStore(String name, SqliteWorker worker) {
     this.name = name;
     this.worker = worker;
+    this.tokens = new SqliteTokenTable(worker);
   }
 
   /** Opens (creating it and its parent directories when missing) and migrates the file. */
@@ -181,6 +185,11 @@ public final class SqliteConversationStore implements ConversationStore {
       }
       throw e;
     }
+  }
+
+  @Override
+  public Optional<TokenTable> tokenTable() {
+    return Optional.of(tokens);
   }
 
   @Override

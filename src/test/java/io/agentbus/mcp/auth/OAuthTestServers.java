@@ -61,6 +61,8 @@ final class OAuthTestServers {
   volatile boolean acceptTokens = true;
   /** Whether refresh tokens are refused with {@code invalid_grant}. */
   volatile boolean refreshRevoked;
+  /** Whether a refresh token works once: a refresh revokes the one it used (rotation). */
+  volatile boolean rotateRefreshTokens;
 
   private HttpServer mcp;
   private HttpServer as;
@@ -191,6 +193,9 @@ final class OAuthTestServers {
     if ("authorization_code".equals(grant) && !"the-code".equals(form.get("code"))) {
       json(req, 400, new JsonObject().put("error", "invalid_grant"));
       return;
+    }
+    if ("refresh_token".equals(grant) && rotateRefreshTokens) {
+      validRefreshTokens.remove(form.get("refresh_token"));
     }
     int n = tokenCounter.incrementAndGet();
     String access = "at-secret-" + n + "-" + Long.toHexString(System.nanoTime());
