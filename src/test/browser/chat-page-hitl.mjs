@@ -6,7 +6,8 @@
 //
 // config: {url, token, out, chromium, weather: {message, tool, expect},
 //          approve: {message, tool, expect}, deny: {message, tool, reason},
-//          elicit?: {message, fill: {field: value}, expect}}
+//          elicit?: {message, fill: {field: value}, expect},
+//          authorize?: {message, tool, login, expect}}
 // Prints one line per step and leaves a screenshot of the final page in `out`; exits 1 with the
 // page's state, a screenshot and its HTML there when a step fails.
 import { createRequire } from "node:module";
@@ -145,6 +146,27 @@ if (config.elicit) {
     const line = entries.filter(x => x.startsWith("tool ")).pop() || "";
     check(line.includes("[done") && line.includes(e.expect), "the elicited answer reached the tool: " + line);
     check((await ask.locator(".outcome").textContent()) === "sent", "the form says sent");
+  });
+}
+
+if (config.authorize) {
+  await step("authorize", async () => {
+    const a = config.authorize;
+    const box = await send(a.message);
+    const link = box.locator(".ask.authorization a.authorize");
+    await link.waitFor();
+    const entries = await ended(box);
+    check(toolEntry(entries, a.tool, "tool! ").includes("needs OAuth authorization"), "the call waits for authorization: " + entries);
+    // the person follows the link in a tab of their own and signs in; the authorization server approves at once
+    const href = await link.getAttribute("href");
+    check(await link.getAttribute("target") === "_blank", "the link opens a tab of its own");
+    const tab = await browser.newPage();
+    await tab.goto(href + "&login=" + encodeURIComponent(a.login));
+    check((await tab.textContent("h1")) === "Authorized", "the callback page says authorized: " + await tab.content());
+    await tab.close();
+    const again = await ended(await send(a.message));
+    const line = toolEntry(again, a.tool, "tool ");
+    check(line.includes("[done") && line.includes(a.expect), "after authorizing, the call runs as the person: " + line);
   });
 }
 

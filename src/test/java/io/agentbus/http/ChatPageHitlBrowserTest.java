@@ -7,7 +7,9 @@ import io.agentbus.Agentbus;
 import io.agentbus.AgentbusOptions;
 import io.agentbus.conversation.ConversationOptions;
 import io.agentbus.demo.DemoMcpServer;
+import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.mcp.ToolApproval;
+import io.agentbus.mcp.auth.OAuthOptions;
 import io.agentbus.mock.MockModelOptions;
 import io.agentbus.mock.MockModelServer;
 import io.agentbus.model.ModelOptions;
@@ -15,6 +17,7 @@ import io.agentbus.testing.Chromium;
 import io.agentbus.testing.ElicitingServer;
 import io.agentbus.testing.Integration;
 import io.agentbus.testing.InteropServers;
+import io.agentbus.testing.OAuthWhoAmIServer;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -35,7 +38,9 @@ import org.junit.jupiter.api.Test;
  * and a server that elicits. A weather turn runs without a question; a calculator turn is
  * approved from its box and runs; another is denied with a reason, which its failed tool line
  * shows (and the server never sees the call); an elicitation form rendered from the server's
- * schema is filled in and its answer reaches the tool. A failing step leaves a screenshot and
+ * schema is filled in and its answer reaches the tool; a call of a tenant-scoped OAuth server
+ * shows an "Authorize" link, the person signs in from it in a tab of its own, and the next call
+ * runs as that person. A failing step leaves a screenshot and
  * the page's HTML under {@code target/browser-test/hitl}.
  */
 @Integration
@@ -47,6 +52,7 @@ class ChatPageHitlBrowserTest {
   private MockModelServer mock;
   private Agentbus agentbus;
   private HttpApiVerticle api;
+  private OAuthWhoAmIServer crm;
 
   @BeforeEach
   void start() throws Exception {
@@ -55,14 +61,17 @@ class ChatPageHitlBrowserTest {
     mock = MockModelServer.start(vertx, new MockModelOptions().setMode(MockModelOptions.MODE_DEMO)).await(20, TimeUnit.SECONDS);
     ModelOptions model = new ModelOptions().setProvider("anthropic").setApiKey("test-key")
       .setBaseUrl("http://127.0.0.1:" + mock.actualPort()).setModel("mock");
+    crm = OAuthWhoAmIServer.start(vertx).await(20, TimeUnit.SECONDS);
     agentbus = Agentbus.deploy(vertx, new AgentbusOptions()
+        .addMcpServer(new McpServerOptions().setName("crm").setTransport(McpServerOptions.Transport.HTTP).setUrl(crm.mcpUrl())
+          .setScope(McpServerOptions.Scope.TENANT).setOauth(new OAuthOptions()))
         .addMcpServer(InteropServers.javaMain("demo", DemoMcpServer.class).setToolApprovals(Map.of("calculate", ToolApproval.ALWAYS)))
         .addMcpServer(InteropServers.javaMain("eliciting", ElicitingServer.class).setAllowedTools(List.of("ask")))
         .setConversation(new ConversationOptions().setModel(model)))
       .await(60, TimeUnit.SECONDS);
     agentbus.serversReady().timeout(60, TimeUnit.SECONDS).await(70, TimeUnit.SECONDS);
     api = new HttpApiVerticle(new HttpApiOptions().setPort(0).setHost("127.0.0.1").addToken(TOKEN, "tester")
-      .setServers(List.of("demo", "eliciting"))).setDemoModel(true);
+      .setServers(List.of("demo", "eliciting", "crm"))).setDemoModel(true);
     vertx.deployVerticle(api).await(20, TimeUnit.SECONDS);
   }
 
@@ -70,6 +79,7 @@ class ChatPageHitlBrowserTest {
   void stop() throws Exception {
     if (vertx != null) {
       (agentbus == null ? Future.<Void>succeededFuture() : agentbus.close())
+        .eventually(() -> crm == null ? Future.succeededFuture() : crm.close())
         .eventually(() -> mock == null ? Future.succeededFuture() : mock.close())
         .eventually(() -> vertx.close()).await(30, TimeUnit.SECONDS);
     }
@@ -88,8 +98,10 @@ class ChatPageHitlBrowserTest {
       .put("approve", new JsonObject().put("message", "Calculate 6 * 7").put("tool", "mcp__demo__calculate").put("expect", "= 42"))
       .put("deny", new JsonObject().put("message", "Calculate 2 + 2").put("tool", "mcp__demo__calculate")
         .put("reason", "not today"))
-      .put("elicit", new JsonObject().put("message", "Please ask me who I am")
-        .put("fill", new JsonObject().put("name", "Ada").put("color", "green")).put("expect", "Ada"));
+      .put("elicit", new JsonObject().put("message", "Please ask me something")
+        .put("fill", new JsonObject().put("name", "Ada").put("color", "green")).put("expect", "Ada"))
+      .put("authorize", new JsonObject().put("message", "whoami").put("tool", "mcp__crm__whoami").put("login", "alice")
+        .put("expect", "user=alice"));
     Path script = Path.of("src", "test", "browser", "chat-page-hitl.mjs").toAbsolutePath();
     Path log = Files.createDirectories(out).resolve("run.log");
     Process p = new ProcessBuilder("node", script.toString(), InteropServers.dir().toString(), config.encode())
@@ -105,6 +117,7 @@ class ChatPageHitlBrowserTest {
     String output = Files.readString(log, StandardCharsets.UTF_8);
     assertEquals(0, p.exitValue(), output);
     assertTrue(output.contains("ok approve") && output.contains("ok deny") && output.contains("ok elicit")
+      && output.contains("ok authorize")
       && output.contains("all steps passed"), output);
     // the denied call never reached the server: only the approved one ran
     assertEquals(1, calculateCalls(), "calculate ran once (approved), not for the denied call");
