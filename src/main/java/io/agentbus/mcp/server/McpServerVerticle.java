@@ -18,11 +18,8 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.eventbus.ReplyException;
-import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -73,16 +70,6 @@ public class McpServerVerticle extends VerticleBase {
    * (it did not run): not ready in time, no free call slot, queue full, down, stopping.
    */
   public static final String NOT_STARTED = "not started: ";
-
-  /** A call waiting for READY. */
-  private static final class Parked {
-    final Call call;
-    long timer;
-
-    Parked(Call call) {
-      this.call = call;
-    }
-  }
 
   /** One {@code tools/call} request and its deadlines (nanoTime). */
   private static final class Call {
@@ -159,7 +146,8 @@ public class McpServerVerticle extends VerticleBase {
   /** The cluster node this verticle runs on (in its events, so catalogs know who serves what). */
   private String node;
   /** Calls waiting for READY, FIFO. */
-  private final LinkedHashSet<Parked> parked = new LinkedHashSet<>();
+  /** Calls waiting for READY. */
+  private ParkedCalls<Call> parked;
   /** The tenants' values for a scoped server's connections. */
   private Tenants tenants = Tenants.none();
   private ScopedConnector scopedConnector;
@@ -259,6 +247,7 @@ public class McpServerVerticle extends VerticleBase {
       filter = new ToolFilter(options.getAllowedTools(), options.getDisabledTools());
       backoff = new RestartBackoff(options.getRestartInitialBackoffMs(), options.getRestartMaxBackoffMs());
       gate = new CallGate(vertx, name, options.getMaxConcurrentCalls(), options.getMaxQueuedCalls());
+      parked = new ParkedCalls<>(vertx, options.getMaxQueuedCalls());
       options.checkTenantPlaceholders();
       authorizations = new Authorizations(vertx, options);
       if (options.getScope() != McpServerOptions.Scope.SHARED) {
@@ -532,38 +521,22 @@ public class McpServerVerticle extends VerticleBase {
   }
 
   private void park(Call call) {
-    if (parked.size() >= options.getMaxQueuedCalls()) {
+    boolean parkedNow = parked.park(call, call.startLeftMs(), late -> fail(late, failure(FailureCodes.TIMEOUT, NOT_STARTED
+      + "server '" + name + "' was still not ready after " + late.waitedMs() + " ms (" + describeState() + ")")));
+    if (!parkedNow) {
       fail(call, failure(FailureCodes.QUEUE_FULL, NOT_STARTED + "server '" + name + "' is " + state.name().toLowerCase()
         + " and " + parked.size() + " calls already wait for it (maxQueuedCalls); try again later"));
-      return;
     }
-    Parked p = new Parked(call);
-    p.timer = vertx.setTimer(Math.max(1, call.startLeftMs()), t -> {
-      if (parked.remove(p)) {
-        fail(call, failure(FailureCodes.TIMEOUT, NOT_STARTED + "server '" + name + "' was still not ready after "
-          + call.waitedMs() + " ms (" + describeState() + ")"));
-      }
-    });
-    parked.add(p);
   }
 
   /** READY: the parked calls go to the gate, in their order. */
   private void admitParked() {
-    List<Parked> all = new ArrayList<>(parked);
-    parked.clear();
-    for (Parked p : all) {
-      vertx.cancelTimer(p.timer);
-      admit(p.call);
-    }
+    parked.drain(this::admit);
   }
 
   private void failParked() {
-    List<Parked> all = new ArrayList<>(parked);
-    parked.clear();
-    for (Parked p : all) {
-      vertx.cancelTimer(p.timer);
-      fail(p.call, failure(FailureCodes.UNAVAILABLE, NOT_STARTED + "server '" + name + "' is " + describeState()));
-    }
+    parked.drain(call -> fail(call, failure(FailureCodes.UNAVAILABLE, NOT_STARTED + "server '" + name + "' is "
+      + describeState())));
   }
 
   private void start(Call call) {
@@ -604,10 +577,8 @@ public class McpServerVerticle extends VerticleBase {
       metrics.toolCall(name, req.name(), startNanos, ar);
       if (ar.succeeded()) {
         call.msg.reply(ar.result(), SharedJsonCodec.shared());
-      } else if (Authorizations.isRequired(ar.cause()) && ((McpException) ar.cause()).data() instanceof JsonObject needed) {
-        fail(call, authorizations.required(req, needed));
       } else {
-        fail(call, toFailure(ar.cause()));
+        fail(call, ToolCallFailures.of(ar.cause(), req, authorizations));
       }
     });
   }
@@ -616,25 +587,7 @@ public class McpServerVerticle extends VerticleBase {
     call.msg.fail(f.failureCode(), f.getMessage());
   }
 
-  static ReplyException toFailure(Throwable err) {
-    if (err instanceof ReplyException re) {
-      return re;
-    }
-    if (err instanceof McpException e) {
-      return switch (e.kind()) {
-        case TIMEOUT -> failure(FailureCodes.TIMEOUT, e.getMessage());
-        case RPC_ERROR, PROTOCOL -> failure(FailureCodes.RPC_ERROR, e.getMessage());
-        // the connection's pending map was full: the request was never sent
-        case QUEUE_FULL -> failure(FailureCodes.QUEUE_FULL, NOT_STARTED + e.getMessage());
-        case NOT_CONNECTED -> failure(FailureCodes.UNAVAILABLE, NOT_STARTED + e.getMessage());
-        case CONNECTION_CLOSED, TRANSPORT, UNSUPPORTED_VERSION, AUTHORIZATION_REQUIRED, AUTHORIZATION_FAILED ->
-          failure(FailureCodes.UNAVAILABLE, e.getMessage());
-      };
-    }
-    return failure(FailureCodes.INTERNAL, String.valueOf(err.getMessage()));
-  }
-
   private static ReplyException failure(int code, String message) {
-    return new ReplyException(ReplyFailure.RECIPIENT_FAILURE, code, message);
+    return ToolCallFailures.failure(code, message);
   }
 }

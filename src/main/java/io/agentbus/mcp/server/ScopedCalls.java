@@ -4,7 +4,6 @@ import io.agentbus.bus.FailureCodes;
 import io.agentbus.bus.SharedJsonCodec;
 import io.agentbus.mcp.CallOptions;
 import io.agentbus.mcp.McpClient;
-import io.agentbus.mcp.McpException;
 import io.agentbus.mcp.McpServerOptions;
 import io.agentbus.mcp.Tenants;
 import io.agentbus.metrics.AgentbusMetrics;
@@ -117,16 +116,7 @@ final class ScopedCalls {
       msg.reply(ar.result(), SharedJsonCodec.shared());
       return;
     }
-    Throwable err = ar.cause();
-    if (Authorizations.isRequired(err) && ((McpException) err).data() instanceof JsonObject needed) {
-      ReplyException f = authorizations.required(req, needed);
-      msg.fail(f.failureCode(), f.getMessage());
-      return;
-    }
-    if (err instanceof McpException e && e.kind() == McpException.Kind.NOT_CONNECTED) {
-      err = failure(FailureCodes.UNAVAILABLE, McpServerVerticle.NOT_STARTED + e.getMessage());
-    }
-    ReplyException f = McpServerVerticle.toFailure(err);
+    ReplyException f = ToolCallFailures.of(ar.cause(), req, authorizations);
     msg.fail(f.failureCode(), f.getMessage());
   }
 
