@@ -54,7 +54,7 @@ final class ApprovalRequests {
     }
     resolve.apply(id, body).onComplete(ar -> {
       if (ar.failed()) {
-        ConversationVerticle.fail(msg, ar.cause());
+        Refusal.reply(msg, ar.cause());
         return;
       }
       DeliveryOptions delivery = new DeliveryOptions().addHeader(Actions.HEADER, action).setSendTimeout(ANSWER_TIMEOUT_MS);

@@ -3,7 +3,6 @@ package io.agentbus.conversation;
 import io.agentbus.bus.Actions;
 import io.agentbus.bus.Addresses;
 import io.agentbus.bus.FailureCodes;
-import io.agentbus.bus.ReportedFailure;
 import io.agentbus.bus.RetryLaterException;
 import io.agentbus.bus.SharedJsonCodec;
 import io.agentbus.catalog.ToolCatalog;
@@ -234,7 +233,7 @@ public class ConversationVerticle extends VerticleBase {
         if (ar.succeeded()) {
           msg.reply(ar.result().toJson());
         } else {
-          fail(msg, ar.cause());
+          Refusal.reply(msg, ar.cause());
         }
       });
       default -> delete(msg, id, body, true);
@@ -246,10 +245,6 @@ public class ConversationVerticle extends VerticleBase {
     return owner == null ? tenant == null : owner.equals(tenant);
   }
 
-  static Refusal notFound(String id) {
-    return new Refusal(FailureCodes.NOT_FOUND, "no conversation '" + id + "'");
-  }
-
   /**
    * @return the conversation in memory, else loaded from the store into memory; fails with
    *     404 for another tenant's conversation, as for one that does not exist
@@ -258,12 +253,12 @@ public class ConversationVerticle extends VerticleBase {
     Conversation cached = conversations.get(id);
     if (cached != null) {
       if (!sameTenant(cached.tenant(), body)) {
-        return Future.failedFuture(notFound(id));
+        return Future.failedFuture(Refusal.notFound(id));
       }
       return clustered && !cached.busy() ? current(cached, body) : Future.succeededFuture(cached);
     }
     if (ConversationIds.shardOf(id) < 0) {
-      return Future.failedFuture(notFound(id));
+      return Future.failedFuture(Refusal.notFound(id));
     }
     return load(id, body);
   }
@@ -280,23 +275,23 @@ public class ConversationVerticle extends VerticleBase {
       }
       boolean gone = ar.failed() && ar.cause() instanceof StoreException se && se.kind() == StoreException.Kind.NOT_FOUND;
       if (ar.failed() && !gone) {
-        return Future.failedFuture(storeFailure(cached.id(), ar.cause()));
+        return Future.failedFuture(Refusal.ofStore(cached.id(), ar.cause()));
       }
       if (!cached.busy() && conversations.retire(cached)) {
         metrics.conversationsClosed(1);
       }
-      return gone ? Future.failedFuture(notFound(cached.id())) : load(cached.id(), body);
+      return gone ? Future.failedFuture(Refusal.notFound(cached.id())) : load(cached.id(), body);
     });
   }
 
   private Future<Conversation> load(String id, JsonObject body) {
     return store.load(id).transform(ar -> {
       if (ar.failed()) {
-        return Future.failedFuture(storeFailure(id, ar.cause()));
+        return Future.failedFuture(Refusal.ofStore(id, ar.cause()));
       }
       StoredConversation stored = ar.result();
       if (!sameTenant(stored.tenant(), body)) {
-        return Future.failedFuture(notFound(id));
+        return Future.failedFuture(Refusal.notFound(id));
       }
       Conversation loaded;
       try {
@@ -342,55 +337,6 @@ public class ConversationVerticle extends VerticleBase {
       + conversations.maxCount() + " conversations, " + conversations.maxBytes() / 1024 + " KiB); retry later");
   }
 
-  /** A store failure as the caller should see it. */
-  private Refusal storeFailure(String id, Throwable err) {
-    if (err instanceof Refusal rf) {
-      return rf;
-    }
-    if (!(err instanceof StoreException se)) {
-      return new Refusal(FailureCodes.INTERNAL, String.valueOf(err.getMessage()), false);
-    }
-    return switch (se.kind()) {
-      case NOT_FOUND -> notFound(id);
-      case CONFLICT -> new Refusal(FailureCodes.CONFLICT, "conversation '" + id
-        + "' was changed by another writer; nothing of this request was saved: send it again");
-      case UNAVAILABLE, TIMEOUT -> new Refusal(FailureCodes.UNAVAILABLE, "the conversation store is unavailable ("
-        + se.getMessage() + "); conversation '" + id + "' is unchanged: retry later");
-      case INVALID -> new Refusal(FailureCodes.BAD_REQUEST, se.getMessage());
-      case CORRUPT -> new Refusal(FailureCodes.INTERNAL, "conversation '" + id + "' cannot be loaded: "
-        + se.getMessage(), true);
-      case FAILED -> new Refusal(FailureCodes.INTERNAL, "the conversation store failed: " + se.getMessage(), true);
-    };
-  }
-
-  /** A failure to reply with: code, message, and whether the message is meant for the end caller even as a 500. */
-  static final class Refusal extends RuntimeException {
-    final int code;
-    final boolean reported;
-
-    Refusal(int code, String message) {
-      this(code, message, false);
-    }
-
-    Refusal(int code, String message, boolean reported) {
-      super(message, null, false, false);
-      this.code = code;
-      this.reported = reported;
-    }
-  }
-
-  static void fail(Message<JsonObject> msg, Throwable err) {
-    if (err instanceof Refusal rf) {
-      if (rf.reported) {
-        msg.reply(new ReportedFailure(rf.code, rf.getMessage()));
-      } else {
-        msg.fail(rf.code, rf.getMessage());
-      }
-    } else {
-      msg.fail(FailureCodes.INTERNAL, String.valueOf(err.getMessage()));
-    }
-  }
-
   /**
    * @return whether {@code body}'s optional {@code field} is absent or a {@code type}; if not,
    *     {@code msg} is failed with 400 "field '<field>' must be <expected>"
@@ -427,7 +373,7 @@ public class ConversationVerticle extends VerticleBase {
       return;
     }
     if (!roomFor(1, 0)) {
-      fail(msg, memoryFull());
+      Refusal.reply(msg, memoryFull());
       return;
     }
     String id = ConversationIds.newId(shard);
@@ -436,7 +382,7 @@ public class ConversationVerticle extends VerticleBase {
     store.insert(new NewConversation(id, c.tenant(), null, c.system(), c.storedTools())).onComplete(ar -> {
       if (ar.failed()) {
         LOG.warn("[{}] not created: {}", id, ar.cause().getMessage());
-        fail(msg, storeFailure(id, ar.cause()));
+        Refusal.reply(msg, Refusal.ofStore(id, ar.cause()));
         return;
       }
       conversations.addIfAbsent(c);
@@ -460,7 +406,7 @@ public class ConversationVerticle extends VerticleBase {
     int n = limit == null ? DEFAULT_LIST_LIMIT : (Integer) limit;
     store.list(body.getString("tenant"), n, body.getString("after")).onComplete(ar -> {
       if (ar.failed()) {
-        fail(msg, storeFailure("-", ar.cause()));
+        Refusal.reply(msg, Refusal.ofStore("-", ar.cause()));
         return;
       }
       JsonArray items = new JsonArray();
@@ -492,7 +438,7 @@ public class ConversationVerticle extends VerticleBase {
     long added = JsonHeap.estimate(content);
     resolve(id, body).onComplete(ar -> {
       if (ar.failed()) {
-        fail(msg, ar.cause());
+        Refusal.reply(msg, ar.cause());
       } else {
         startTurn(msg, ar.result(), content, added, requestId, body, true);
       }
@@ -508,7 +454,7 @@ public class ConversationVerticle extends VerticleBase {
       return;
     }
     if (!roomFor(0, added)) {
-      fail(msg, memoryFull());
+      Refusal.reply(msg, memoryFull());
       return;
     }
     if (activeTurns >= options.getMaxActiveTurns()) {
@@ -520,13 +466,13 @@ public class ConversationVerticle extends VerticleBase {
         // evicted (or deleted) since it was looked up: the store decides which
         resolve(c.id(), body).onComplete(ar -> {
           if (ar.failed()) {
-            fail(msg, ar.cause());
+            Refusal.reply(msg, ar.cause());
           } else {
             startTurn(msg, ar.result(), content, added, requestId, body, false);
           }
         });
       } else if (c.gone()) {
-        fail(msg, notFound(c.id()));
+        Refusal.reply(msg, Refusal.notFound(c.id()));
       } else {
         msg.fail(FailureCodes.CONFLICT, "conversation '" + c.id() + "' is already running a turn");
       }
@@ -573,7 +519,7 @@ public class ConversationVerticle extends VerticleBase {
     JsonObject usage = result.getValue("usage") instanceof JsonObject u && u.getValue("turn") instanceof JsonObject t ? t : null;
     return store.appendTurn(c.id(), c.version(), messages, usage).transform(ar -> {
       if (ar.failed()) {
-        return Future.failedFuture(storeFailure(c.id(), ar.cause()));
+        return Future.failedFuture(Refusal.ofStore(c.id(), ar.cause()));
       }
       conversations.grew(c, c.committed(ar.result().version(), from));
       return Future.succeededFuture(result);
@@ -586,7 +532,7 @@ public class ConversationVerticle extends VerticleBase {
    */
   private static void failTurn(Message<JsonObject> msg, Throwable err) {
     if (!(err instanceof ModelException me)) {
-      fail(msg, err);
+      Refusal.reply(msg, err);
       return;
     }
     String message = "model API error: " + me.getMessage();
@@ -634,7 +580,7 @@ public class ConversationVerticle extends VerticleBase {
   private void delete(Message<JsonObject> msg, String id, JsonObject body, boolean mayReload) {
     resolve(id, body).onComplete(ar -> {
       if (ar.failed()) {
-        fail(msg, ar.cause());
+        Refusal.reply(msg, ar.cause());
         return;
       }
       Conversation c = ar.result();
@@ -642,7 +588,7 @@ public class ConversationVerticle extends VerticleBase {
         if (c.gone() && mayReload) {
           delete(msg, id, body, false);
         } else if (c.gone()) {
-          fail(msg, notFound(id));
+          Refusal.reply(msg, Refusal.notFound(id));
         } else {
           msg.fail(FailureCodes.CONFLICT, "conversation '" + id + "' is running a turn; delete it afterwards");
         }
@@ -651,7 +597,7 @@ public class ConversationVerticle extends VerticleBase {
       store.delete(id).onComplete(d -> {
         if (d.failed() && !(d.cause() instanceof StoreException se && se.kind() == StoreException.Kind.NOT_FOUND)) {
           c.release();
-          fail(msg, storeFailure(id, d.cause()));
+          Refusal.reply(msg, Refusal.ofStore(id, d.cause()));
           return;
         }
         if (conversations.retire(c)) {
