@@ -102,6 +102,18 @@ class ApprovalClusterTest {
     ClusterNodes.announce(b, cluster.getName(), "B", List.of("http", "conversation"), List.of()).await(WAIT_S, TimeUnit.SECONDS);
     apiA = api(a);
     apiB = api(b);
+    // a turn may run on either node: both catalogs must offer the tool first (B hears of it over the cluster)
+    agentbusA.serversReady().await(WAIT_S, TimeUnit.SECONDS);
+    for (HttpApiVerticle api : List.of(apiA, apiB)) {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+      while (!request(api, HttpMethod.GET, "/v1/tools", ALICE).send().await(WAIT_S, TimeUnit.SECONDS).bodyAsString()
+        .contains("mcp__notes__delete_note")) {
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError("the catalog behind port " + api.actualPort() + " never listed mcp__notes__delete_note");
+        }
+        local.timer(50).await();
+      }
+    }
   }
 
   private static HttpApiVerticle api(Vertx vertx) throws Exception {
