@@ -6,6 +6,7 @@
 //
 // config: {url, token, out, chromium, weather: {message, tool, expect},
 //          approve: {message, tool, expect}, deny: {message, tool, reason},
+//          reload?: {message, tool, expect},
 //          elicit?: {message, fill: {field: value}, expect},
 //          authorize?: {message, tool, login, expect}}
 // Prints one line per step and leaves a screenshot of the final page in `out`; exits 1 with the
@@ -127,6 +128,26 @@ await step("deny", async () => {
   check(line.includes(d.reason), "the denied call's result gives the reason: " + line);
   check((await ask.locator(".outcome").textContent()) === "denied", "the box says denied");
 });
+
+if (config.reload) {
+  await step("reload", async () => {
+    // the page is reloaded while a call waits for approval: reopened, the conversation still asks
+    const r = config.reload;
+    const box = await send(r.message);
+    await box.locator(".ask.approval").waitFor();
+    await page.reload();
+    await page.locator("#conversations li .open").first().click();
+    const ask = page.locator("#log .ask.approval");
+    await ask.waitFor();
+    check((await ask.locator("h3").textContent()).includes(r.tool), "the reopened question names the tool");
+    await ask.locator("button.approve").click();
+    // when the turn is done the page shows the conversation again, the call's result included
+    await page.waitForFunction(expect => [...document.querySelectorAll("#log .history .tool .result")]
+      .some(e => e.textContent.includes(expect)), r.expect);
+    const line = toolEntry(await logEntries(), r.tool, "tool ");
+    check(line.includes(r.expect), "the approved call ran: " + line);
+  });
+}
 
 if (config.elicit) {
   await step("elicit", async () => {

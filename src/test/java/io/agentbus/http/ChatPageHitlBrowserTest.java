@@ -37,7 +37,8 @@ import org.junit.jupiter.api.Test;
  * Agentbus with the demo model, the demo MCP server (its {@code calculate} tool needs approval)
  * and a server that elicits. A weather turn runs without a question; a calculator turn is
  * approved from its box and runs; another is denied with a reason, which its failed tool line
- * shows (and the server never sees the call); an elicitation form rendered from the server's
+ * shows (and the server never sees the call); the page reloaded while a call waits still offers
+ * the question once the conversation is reopened; an elicitation form rendered from the server's
  * schema is filled in and its answer reaches the tool; a call of a tenant-scoped OAuth server
  * shows an "Authorize" link, the person signs in from it in a tab of its own, and the next call
  * runs as that person. A failing step leaves a screenshot and
@@ -98,6 +99,7 @@ class ChatPageHitlBrowserTest {
       .put("approve", new JsonObject().put("message", "Calculate 6 * 7").put("tool", "mcp__demo__calculate").put("expect", "= 42"))
       .put("deny", new JsonObject().put("message", "Calculate 2 + 2").put("tool", "mcp__demo__calculate")
         .put("reason", "not today"))
+      .put("reload", new JsonObject().put("message", "Calculate 3 * 5").put("tool", "mcp__demo__calculate").put("expect", "= 15"))
       .put("elicit", new JsonObject().put("message", "Please ask me something")
         .put("fill", new JsonObject().put("name", "Ada").put("color", "green")).put("expect", "Ada"))
       .put("authorize", new JsonObject().put("message", "whoami").put("tool", "mcp__crm__whoami").put("login", "alice")
@@ -116,11 +118,12 @@ class ChatPageHitlBrowserTest {
     }
     String output = Files.readString(log, StandardCharsets.UTF_8);
     assertEquals(0, p.exitValue(), output);
-    assertTrue(output.contains("ok approve") && output.contains("ok deny") && output.contains("ok elicit")
+    assertTrue(output.contains("ok approve") && output.contains("ok deny") && output.contains("ok reload")
+      && output.contains("ok elicit")
       && output.contains("ok authorize")
       && output.contains("all steps passed"), output);
     // the denied call never reached the server: only the approved one ran
-    assertEquals(1, calculateCalls(), "calculate ran once (approved), not for the denied call");
+    assertEquals(2, calculateCalls(), "calculate ran twice (approved, and approved after the reload), not for the denied call");
   }
 
   /** How many calls of the demo server's calculate tool ran, from the API's Prometheus metrics. */
