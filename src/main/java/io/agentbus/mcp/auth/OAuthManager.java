@@ -46,6 +46,8 @@ public final class OAuthManager implements Shareable {
   private final AuthorizationPrompt prompt;
   private final Map<String, ServerAuth> servers = new ConcurrentHashMap<>();
   private final Map<String, PendingAuthorization> pending = new ConcurrentHashMap<>();
+  /** (server, tenant, redirect URI) → the state of its newest pending authorization. */
+  private final Map<String, String> newest = new ConcurrentHashMap<>();
   private final Map<String, ClientIdentity> registrations = Registration.cache();
   private volatile String defaultRedirectUri = DEFAULT_REDIRECT_URI;
   private volatile IdentityTokenSource identityTokens;
@@ -198,11 +200,28 @@ public final class OAuthManager implements Shareable {
     return sa == null ? Future.succeededFuture() : sa.forget(tenant);
   }
 
+  /**
+   * Registers an authorization waiting for its callback. Only the newest one per (server,
+   * tenant, redirect URI) is kept: a caller asking again and again for a URL replaces its
+   * previous one instead of piling up requests for {@link #PENDING_TTL_MS}.
+   */
   PendingAuthorization addPending(PendingAuthorization p) {
-    long timer = vertx.setTimer(PENDING_TTL_MS, id -> pending.remove(p.state()));
+    long timer = vertx.setTimer(PENDING_TTL_MS, id -> {
+      pending.remove(p.state());
+      newest.remove(newestKey(p), p.state());
+    });
     PendingAuthorization withTimer = p.withTimer(timer);
     pending.put(p.state(), withTimer);
+    String replaced = newest.put(newestKey(p), p.state());
+    PendingAuthorization older = replaced == null ? null : pending.get(replaced);
+    if (older != null) {
+      removePending(older);
+    }
     return withTimer;
+  }
+
+  private static String newestKey(PendingAuthorization p) {
+    return p.server().name() + '\u0000' + (p.tenant() == null ? "" : "t:" + p.tenant()) + '\u0000' + p.redirectUri();
   }
 
   boolean isPending(PendingAuthorization p) {
@@ -210,9 +229,18 @@ public final class OAuthManager implements Shareable {
   }
 
   void removePending(PendingAuthorization p) {
-    if (pending.remove(p.state()) != null && p.timerId() >= 0) {
-      vertx.cancelTimer(p.timerId());
+    PendingAuthorization removed = pending.remove(p.state());
+    if (removed != null) {
+      newest.remove(newestKey(removed), removed.state());
+      if (removed.timerId() >= 0) {
+        vertx.cancelTimer(removed.timerId());
+      }
     }
+  }
+
+  /** @return how many authorizations wait for their callback */
+  int pendingCount() {
+    return pending.size();
   }
 
   Vertx vertx() {

@@ -249,6 +249,47 @@ class OAuthClientTest {
   }
 
   @Test
+  void askingAgainAndAgainForAnAuthorizationUrlKeepsOnlyTheNewestWaiting(Vertx vertx, VertxTestContext ctx) {
+    OAuthTestServers s = new OAuthTestServers();
+    OAuthManager manager = OAuthManager.install(vertx, new InMemoryTokenStore(), null);
+    FollowRedirectPrompt person = new FollowRedirectPrompt(vertx);
+    String redirect = "http://localhost:7777/oauth/callback";
+    List<String> urls = new java.util.ArrayList<>();
+    s.start(vertx)
+      .compose(v -> {
+        manager.session(options(s, oauth()), "acme");
+        manager.session(options(s, oauth()), "globex");
+        Future<Void> chain = Future.succeededFuture();
+        for (int i = 0; i < 200; i++) {
+          chain = chain.compose(x -> manager.authorizationUrl("protected", "acme", redirect).map(url -> {
+            urls.add(url);
+            return null;
+          }));
+        }
+        return chain.compose(x -> manager.authorizationUrl("protected", "globex", redirect));
+      })
+      .compose(globexUrl -> {
+        ctx.verify(() -> assertEquals(2, manager.pendingCount(), "one waiting per tenant, not one per request"));
+        // an older URL of acme's is no longer valid; the newest one is
+        return person.authorize(new AuthorizationRequest("protected", "acme", urls.get(0), null))
+          .compose(old -> manager.complete(old).transform(ar -> {
+            ctx.verify(() -> {
+              assertTrue(ar.failed(), "a replaced authorization cannot be completed");
+              assertTrue(ar.cause().getMessage().contains("no pending authorization"), ar.cause().getMessage());
+            });
+            return person.authorize(new AuthorizationRequest("protected", "acme", urls.get(urls.size() - 1), null));
+          }))
+          .compose(manager::complete);
+      })
+      .eventually(s::close)
+      .onComplete(ctx.succeeding(done -> ctx.verify(() -> {
+        assertEquals("acme", done.tenant());
+        assertEquals(1, manager.pendingCount(), "globex's still waits");
+        ctx.completeNow();
+      })));
+  }
+
+  @Test
   void aRevokedRefreshTokenNeedsReauthorization(Vertx vertx, VertxTestContext ctx) {
     OAuthTestServers s = new OAuthTestServers();
     s.expiresIn = 1;
