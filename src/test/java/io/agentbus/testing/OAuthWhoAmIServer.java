@@ -3,12 +3,10 @@ package io.agentbus.testing;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -144,7 +142,7 @@ public final class OAuthWhoAmIServer {
         case "/register" -> json(req, 201, new JsonObject().put("client_id", "client-" + UUID.randomUUID())
           .put("token_endpoint_auth_method", "none"));
         case "/authorize" -> authorize(req);
-        case "/token" -> token(req, form(body));
+        case "/token" -> token(req, FormBody.parse(body));
         default -> json(req, 404, new JsonObject().put("error", "not_found"));
       }
     });
@@ -182,18 +180,6 @@ public final class OAuthWhoAmIServer {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  private static MultiMap form(Buffer body) {
-    MultiMap form = MultiMap.caseInsensitiveMultiMap();
-    for (String pair : body.toString().split("&")) {
-      int eq = pair.indexOf('=');
-      if (eq > 0) {
-        form.add(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
-          URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
-      }
-    }
-    return form;
   }
 
   private static void json(HttpServerRequest req, int status, JsonObject body) {

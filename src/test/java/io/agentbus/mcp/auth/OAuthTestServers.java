@@ -1,15 +1,13 @@
 package io.agentbus.mcp.auth;
 
+import io.agentbus.testing.FormBody;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -157,7 +155,7 @@ final class OAuthTestServers {
             + (state.isEmpty() ? "" : "&state=" + state) + (i.isEmpty() ? "" : "&iss=" + i);
           req.response().setStatusCode(302).putHeader("Location", location).end();
         }
-        case "/token" -> token(req, form(body));
+        case "/token" -> token(req, FormBody.parse(body));
         default -> json(req, 404, new JsonObject().put("error", "not_found"));
       }
     });
@@ -204,18 +202,6 @@ final class OAuthTestServers {
     validRefreshTokens.add(refresh);
     json(req, 200, new JsonObject().put("access_token", access).put("token_type", "Bearer").put("expires_in", expiresIn)
       .put("refresh_token", refresh));
-  }
-
-  private static MultiMap form(Buffer body) {
-    MultiMap m = MultiMap.caseInsensitiveMultiMap();
-    for (String pair : body.toString().split("&")) {
-      int eq = pair.indexOf('=');
-      if (eq > 0) {
-        m.add(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
-          URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
-      }
-    }
-    return m;
   }
 
   private static void json(HttpServerRequest req, int status, JsonObject body) {
