@@ -52,6 +52,7 @@ final class TurnStream {
   private boolean started;
   private boolean finished;
   private int dropped;
+  private SseFrames frames;
 
   TurnStream(Vertx vertx, RoutingContext ctx, Responses responses, String conversationId, String requestId,
              long heartbeatMs) {
@@ -132,11 +133,12 @@ final class TurnStream {
       .putHeader(HttpHeaders.CONTENT_TYPE, "text/event-stream; charset=utf-8")
       .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache")
       .putHeader("X-Accel-Buffering", "no");
+    frames = new SseFrames(vertx.getOrCreateContext(), r);
     heartbeat = vertx.setPeriodic(heartbeatMs, t -> send(": keep-alive\n\n"));
   }
 
   private void write(String type, JsonObject data) {
-    if (DROPPABLE.contains(type) && ctx.response().writeQueueFull()) {
+    if (DROPPABLE.contains(type) && frames != null && frames.writeQueueFull()) {
       dropped++;
       return;
     }
@@ -145,9 +147,8 @@ final class TurnStream {
   }
 
   private void send(String frame) {
-    HttpServerResponse r = ctx.response();
-    if (!r.closed() && !r.ended()) {
-      r.write(frame);
+    if (frames != null) {
+      frames.send(frame);
     }
   }
 
@@ -157,9 +158,8 @@ final class TurnStream {
     if (dropped > 0) {
       LOG.debug("[{}] slow SSE client: {} events dropped", conversationId, dropped);
     }
-    HttpServerResponse r = ctx.response();
-    if (started && !r.closed() && !r.ended()) {
-      r.end();
+    if (frames != null) {
+      frames.end();
     }
   }
 }
