@@ -65,7 +65,10 @@ class SqliteStatementCacheTest {
     for (int i = 0; i < 20; i++) {
       everyOperation();
     }
-    assertEquals(compiled, store.statementsPrepared());
+    // a write that commits alone uses no savepoint, so the group's SAVEPOINT, RELEASE and
+    // ROLLBACK TO are compiled the first time writes happen to queue together (once each)
+    long more = store.statementsPrepared() - compiled;
+    assertTrue(more <= 3, more + " statements compiled again over 20 rounds of every operation");
   }
 
   @Test

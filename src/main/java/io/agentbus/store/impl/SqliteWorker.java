@@ -222,10 +222,14 @@ final class SqliteWorker {
       s = session();
       s.execute(BEGIN_IMMEDIATE);
       try {
-        for (Job<?> job : group) {
-          job.runInGroup(s);
+        if (group.size() > 1) {
+          for (Job<?> job : group) {
+            job.runInGroup(s);
+          }
+          s.execute(COMMIT);
+        } else {
+          s.execute(first.runAlone(s) ? COMMIT : ROLLBACK);
         }
-        s.execute(COMMIT);
       } catch (Throwable e) {
         try {
           s.execute(ROLLBACK);
@@ -300,9 +304,28 @@ final class SqliteWorker {
       report(value, error);
     }
 
+    /**
+     * Runs this write as its transaction's only one, with no savepoint: its failure rolls
+     * back the whole transaction, which holds nothing else. Its own failure is kept as its
+     * outcome, not made the group's.
+     *
+     * @return whether to commit (the write succeeded)
+     */
+    boolean runAlone(SqliteSession s) {
+      return runWork(s);
+    }
+
     /** Runs this write inside the group's transaction, in a savepoint of its own. */
     void runInGroup(SqliteSession s) throws SQLException {
       s.execute(SAVEPOINT);
+      if (!runWork(s)) {
+        s.execute(ROLLBACK_TO_SAVEPOINT);
+      }
+      s.execute(RELEASE_SAVEPOINT);
+    }
+
+    /** Runs the work, keeping its result or failure; @return whether it succeeded. */
+    private boolean runWork(SqliteSession s) {
       // what this write's failure recompiles is its own statements, never the group's BEGIN or SAVEPOINT
       s.recycle(null);
       try {
@@ -312,10 +335,7 @@ final class SqliteWorker {
       }
       // before the next write of the group reuses them
       s.recycle(failure);
-      if (failure != null) {
-        s.execute(ROLLBACK_TO_SAVEPOINT);
-      }
-      s.execute(RELEASE_SAVEPOINT);
+      return failure == null;
     }
 
     /** Reports what {@link #runInGroup} left, or {@code groupFailure} when the group did not commit. */
