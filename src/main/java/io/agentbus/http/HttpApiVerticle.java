@@ -179,7 +179,10 @@ public class HttpApiVerticle extends VerticleBase {
     }
     // h2c off: a cleartext HTTP/2 client would reach the connection handler only after its
     // preface, so a connection that sends nothing would escape the guard
-    HttpServerOptions serverOptions = new HttpServerOptions().setHttp2ClearTextEnabled(false);
+    // the API serves no WebSocket: without the compression handshakers Vert.x leaves the
+    // WebSocket extension handler out of every connection's pipeline, which every response passed
+    HttpServerOptions serverOptions = new HttpServerOptions().setHttp2ClearTextEnabled(false)
+      .setPerMessageWebSocketCompressionSupported(false).setPerFrameWebSocketCompressionSupported(false);
     return vertx.createHttpServer(serverOptions)
       .connectionHandler(connections::accept)
       .requestHandler(connections.requests(router))
