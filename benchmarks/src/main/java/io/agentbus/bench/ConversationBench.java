@@ -95,6 +95,8 @@ final class ConversationBench {
       case "agentbus-http" -> new AgentbusHttpSubject(w, mockPort, cfg.c(), mcpPort);
       case "serve" -> new ServeSubject(w, mockPort, cfg.c(), mcpPort, false);
       case "serve-sse" -> new ServeSubject(w, mockPort, cfg.c(), mcpPort, true);
+      case "serve-b" -> new ServeSubject(w, mockPort, cfg.c(), mcpPort, false, "b", null);
+      case "serve-sse-b" -> new ServeSubject(w, mockPort, cfg.c(), mcpPort, true, "b", null);
       case "serve-memory" -> new ServeSubject(w, mockPort, cfg.c(), mcpPort, false, "memory",
         new JsonObject().put("type", "memory"));
       case "serve-postgres" -> new ServeSubject(w, mockPort, cfg.c(), mcpPort, false, "postgres", postgresStore());
@@ -104,7 +106,7 @@ final class ConversationBench {
       case "langchain4j-vt" -> new LangChain4jSubject(w, mockPort, cfg.c(), true, true, mcpPort, cfg.peerPinsHttp11());
       case "langchain4j-seq" -> new LangChain4jSubject(w, mockPort, cfg.c(), false, false, mcpPort, cfg.peerPinsHttp11());
       default -> throw new IllegalArgumentException("unknown subject '" + name
-        + "' (serve, serve-sse, serve-memory, serve-postgres, serve-cluster1, serve-cluster3, ceiling, agentbus, agentbus-sse, agentbus-http, agentbus-h2, langchain4j, langchain4j-vt, langchain4j-seq)");
+        + "' (serve, serve-sse, serve-b, serve-sse-b, serve-memory, serve-postgres, serve-cluster1, serve-cluster3, ceiling, agentbus, agentbus-sse, agentbus-http, agentbus-h2, langchain4j, langchain4j-vt, langchain4j-seq)");
     };
   }
 

@@ -43,7 +43,9 @@ import java.util.regex.Pattern;
  * <p>{@code BENCH_SERVE_JAVA} names the java to run it with (default: {@code java} on the
  * PATH, what a user types); {@code BENCH_SERVE_JVM_OPTS} adds JVM options (for profiling);
  * {@code BENCH_SERVE_JAR} runs another build (default {@code target/agentbus.jar}), to compare
- * two builds in one sitting.
+ * two builds in one sitting. {@code serve-b} is the same subject with {@code BENCH_SERVE_B_JAR}
+ * and {@code BENCH_SERVE_B_JVM_OPTS}, so that two builds or two JVM settings alternate within
+ * one run ({@code --subjects serve-b,serve --repeat 2}) and their ratio is one run's.
  *
  * <p>The store variants ({@code serve-memory}, {@code serve-postgres}) run the same with the
  * shipped {@code conf/agent.json} plus one {@code store} object, passed as {@code --config}: the
@@ -159,7 +161,7 @@ final class ServeSubject implements Subject {
     Path mcpConfig = dir.resolve("mcp.json");
     Files.writeString(mcpConfig, new JsonObject().put("mcpServers", new JsonObject()
       .put(SERVER, benchServer(workload, httpMcpPort))).encodePrettily());
-    List<String> cmd = serveCommand();
+    List<String> cmd = serveCommand("b".equals(variant) ? "BENCH_SERVE_B_" : "BENCH_SERVE_");
     cmd.addAll(List.of("--mcp-config", mcpConfig.toString()));
     if (store != null) {
       Path agentConfig = dir.resolve("agent.json");
@@ -193,13 +195,22 @@ final class ServeSubject implements Subject {
    *     a mutable list to add options to
    */
   static List<String> serveCommand() {
-    Path jar = Path.of(System.getenv().getOrDefault("BENCH_SERVE_JAR", "target/agentbus.jar")).toAbsolutePath();
+    return serveCommand("BENCH_SERVE_");
+  }
+
+  /**
+   * @param prefix {@code BENCH_SERVE_}, or {@code BENCH_SERVE_B_} for {@code serve-b}: its own
+   *     {@code JAR} and {@code JVM_OPTS} (the java is always {@code BENCH_SERVE_JAVA}'s)
+   * @return {@code java [<prefix>JVM_OPTS] -jar <<prefix>JAR or target/agentbus.jar> serve}
+   */
+  static List<String> serveCommand(String prefix) {
+    Path jar = Path.of(System.getenv().getOrDefault(prefix + "JAR", "target/agentbus.jar")).toAbsolutePath();
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException(jar + " is missing: build it with mvn -B -q package -DskipTests");
     }
     List<String> cmd = new ArrayList<>();
     cmd.add(System.getenv().getOrDefault("BENCH_SERVE_JAVA", "java"));
-    String opts = System.getenv("BENCH_SERVE_JVM_OPTS");
+    String opts = System.getenv(prefix + "JVM_OPTS");
     if (opts != null && !opts.isBlank()) {
       cmd.addAll(List.of(opts.trim().split("\\s+")));
     }
