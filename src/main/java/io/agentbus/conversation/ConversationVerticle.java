@@ -17,7 +17,6 @@ import io.agentbus.model.ModelException;
 import io.agentbus.store.ConversationStore;
 import io.agentbus.store.NewConversation;
 import io.agentbus.store.StoreException;
-import io.agentbus.store.StoredConversation;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
@@ -82,6 +81,7 @@ public class ConversationVerticle extends VerticleBase {
   private ModelClient model;
   private TurnRunner runner;
   private ApprovalRequests approvals;
+  private ConversationLookup lookup;
   private AgentbusMetrics metrics;
   private int shard = -1;
   private String loop;
@@ -111,7 +111,8 @@ public class ConversationVerticle extends VerticleBase {
     DispatcherOptions dispatch = config().getValue("dispatcher") instanceof JsonObject d
       ? new DispatcherOptions(d) : new DispatcherOptions();
     runner = new TurnRunner(vertx, model, options, catalog, new ToolDispatcher(vertx, catalog, dispatch));
-    approvals = new ApprovalRequests(vertx, this::resolve);
+    lookup = new ConversationLookup(store, conversations, metrics, vertx.isClustered());
+    approvals = new ApprovalRequests(vertx, lookup::resolve);
     shard = claimShard();
     if (context.isEventLoopContext()) {
       loop = Thread.currentThread().getName();
@@ -229,7 +230,7 @@ public class ConversationVerticle extends VerticleBase {
     switch (action) {
       case Actions.SEND -> send(msg, id, body);
       case Actions.APPROVE, Actions.APPROVALS -> approvals.forward(msg, action, id, body);
-      case Actions.GET -> resolve(id, body).onComplete(ar -> {
+      case Actions.GET -> lookup.resolve(id, body).onComplete(ar -> {
         if (ar.succeeded()) {
           msg.reply(ar.result().toJson());
         } else {
@@ -238,103 +239,6 @@ public class ConversationVerticle extends VerticleBase {
       });
       default -> delete(msg, id, body, true);
     }
-  }
-
-  private static boolean sameTenant(String owner, JsonObject body) {
-    Object tenant = body.getValue("tenant");
-    return owner == null ? tenant == null : owner.equals(tenant);
-  }
-
-  /**
-   * @return the conversation in memory, else loaded from the store into memory; fails with
-   *     404 for another tenant's conversation, as for one that does not exist
-   */
-  private Future<Conversation> resolve(String id, JsonObject body) {
-    Conversation cached = conversations.get(id);
-    if (cached != null) {
-      if (!sameTenant(cached.tenant(), body)) {
-        return Future.failedFuture(Refusal.notFound(id));
-      }
-      return clustered && !cached.busy() ? current(cached, body) : Future.succeededFuture(cached);
-    }
-    if (ConversationIds.shardOf(id) < 0) {
-      return Future.failedFuture(Refusal.notFound(id));
-    }
-    return load(id, body);
-  }
-
-  /**
-   * In a cluster, another node may have committed a turn of this conversation (or deleted it)
-   * since memory loaded it: the store's version says whether the copy is still current.
-   */
-  private Future<Conversation> current(Conversation cached, JsonObject body) {
-    long seen = cached.version();
-    return store.version(cached.id()).transform(ar -> {
-      if (ar.succeeded() && ar.result() == seen) {
-        return Future.succeededFuture(cached);
-      }
-      boolean gone = ar.failed() && ar.cause() instanceof StoreException se && se.kind() == StoreException.Kind.NOT_FOUND;
-      if (ar.failed() && !gone) {
-        return Future.failedFuture(Refusal.ofStore(cached.id(), ar.cause()));
-      }
-      if (!cached.busy() && conversations.retire(cached)) {
-        metrics.conversationsClosed(1);
-      }
-      return gone ? Future.failedFuture(Refusal.notFound(cached.id())) : load(cached.id(), body);
-    });
-  }
-
-  private Future<Conversation> load(String id, JsonObject body) {
-    return store.load(id).transform(ar -> {
-      if (ar.failed()) {
-        return Future.failedFuture(Refusal.ofStore(id, ar.cause()));
-      }
-      StoredConversation stored = ar.result();
-      if (!sameTenant(stored.tenant(), body)) {
-        return Future.failedFuture(Refusal.notFound(id));
-      }
-      Conversation loaded;
-      try {
-        loaded = Conversation.fromStored(stored);
-      } catch (RuntimeException e) {
-        LOG.warn("[{}] cannot be loaded: {}", id, e.getMessage());
-        return Future.failedFuture(new Refusal(FailureCodes.INTERNAL,
-          "conversation '" + id + "' cannot be loaded: " + e.getMessage(), true));
-      }
-      if (conversations.get(id) == null && !roomFor(1, loaded.heapBytes())) {
-        return Future.failedFuture(memoryFull());
-      }
-      Conversation c = conversations.addIfAbsent(loaded);
-      if (c == loaded) {
-        metrics.conversationOpened();
-      }
-      return Future.succeededFuture(c);
-    });
-  }
-
-  /**
-   * @return whether memory holds {@code moreConversations} more conversations and
-   *     {@code moreBytes} more history, once the least recently active idle ones left; while
-   *     another instance is making room, yes (the overshoot is bounded by the requests in flight)
-   */
-  private boolean roomFor(int moreConversations, long moreBytes) {
-    if (!conversations.full(moreConversations, moreBytes)) {
-      return true;
-    }
-    int evicted = conversations.makeRoom(moreBytes, System.nanoTime());
-    if (evicted < 0) {
-      return true;
-    }
-    if (evicted > 0) {
-      metrics.conversationsClosed(evicted);
-    }
-    return !conversations.full(moreConversations, moreBytes);
-  }
-
-  private Refusal memoryFull() {
-    return new Refusal(FailureCodes.UNAVAILABLE, "too many conversations running: "
-      + conversations.size() + " in memory holding about " + conversations.heapBytes() / 1024 + " KiB of history (limits: "
-      + conversations.maxCount() + " conversations, " + conversations.maxBytes() / 1024 + " KiB); retry later");
   }
 
   /**
@@ -372,8 +276,8 @@ public class ConversationVerticle extends VerticleBase {
       msg.fail(FailureCodes.BAD_REQUEST, e.getMessage());
       return;
     }
-    if (!roomFor(1, 0)) {
-      Refusal.reply(msg, memoryFull());
+    if (!lookup.roomFor(1, 0)) {
+      Refusal.reply(msg, lookup.memoryFull());
       return;
     }
     String id = ConversationIds.newId(shard);
@@ -436,7 +340,7 @@ public class ConversationVerticle extends VerticleBase {
       return;
     }
     long added = JsonHeap.estimate(content);
-    resolve(id, body).onComplete(ar -> {
+    lookup.resolve(id, body).onComplete(ar -> {
       if (ar.failed()) {
         Refusal.reply(msg, ar.cause());
       } else {
@@ -453,8 +357,8 @@ public class ConversationVerticle extends VerticleBase {
         + " KiB (maxHistoryBytes): start a new conversation");
       return;
     }
-    if (!roomFor(0, added)) {
-      Refusal.reply(msg, memoryFull());
+    if (!lookup.roomFor(0, added)) {
+      Refusal.reply(msg, lookup.memoryFull());
       return;
     }
     if (activeTurns >= options.getMaxActiveTurns()) {
@@ -464,7 +368,7 @@ public class ConversationVerticle extends VerticleBase {
     if (!c.tryClaim()) {
       if (c.gone() && mayReload) {
         // evicted (or deleted) since it was looked up: the store decides which
-        resolve(c.id(), body).onComplete(ar -> {
+        lookup.resolve(c.id(), body).onComplete(ar -> {
           if (ar.failed()) {
             Refusal.reply(msg, ar.cause());
           } else {
@@ -578,7 +482,7 @@ public class ConversationVerticle extends VerticleBase {
   }
 
   private void delete(Message<JsonObject> msg, String id, JsonObject body, boolean mayReload) {
-    resolve(id, body).onComplete(ar -> {
+    lookup.resolve(id, body).onComplete(ar -> {
       if (ar.failed()) {
         Refusal.reply(msg, ar.cause());
         return;
