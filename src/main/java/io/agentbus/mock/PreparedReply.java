@@ -2,7 +2,7 @@ package io.agentbus.mock;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.security.SecureRandom;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A reply ready to be rendered: ids assigned, usage known.
@@ -16,7 +16,6 @@ import java.security.SecureRandom;
  */
 record PreparedReply(String id, String model, JsonArray content, String stopReason, long inputTokens, long outputTokens) {
 
-  private static final SecureRandom RANDOM = new SecureRandom();
   private static final String ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
   /**
@@ -50,10 +49,12 @@ record PreparedReply(String id, String model, JsonArray content, String stopReas
     return new PreparedReply(idPrefix + random(24), model, content, reply.stopReason(), in, out);
   }
 
+  /** @return {@code n} random alphanumerics: ids only need to differ, not to be unguessable */
   static String random(int n) {
+    ThreadLocalRandom random = ThreadLocalRandom.current();
     StringBuilder sb = new StringBuilder(n);
     for (int i = 0; i < n; i++) {
-      sb.append(ALNUM.charAt(RANDOM.nextInt(ALNUM.length())));
+      sb.append(ALNUM.charAt(random.nextInt(ALNUM.length())));
     }
     return sb.toString();
   }
