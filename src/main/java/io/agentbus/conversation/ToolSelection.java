@@ -36,6 +36,21 @@ public final class ToolSelection {
     return out;
   }
 
+  /** @return whether it offers every tool */
+  public boolean all() {
+    return patterns.isEmpty();
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof ToolSelection other && other.patterns.equals(patterns);
+  }
+
+  @Override
+  public int hashCode() {
+    return patterns.hashCode();
+  }
+
   public JsonArray toJson() {
     return new JsonArray(List.copyOf(patterns));
   }

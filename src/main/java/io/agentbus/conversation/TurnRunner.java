@@ -63,6 +63,7 @@ final class TurnRunner {
   private String callerAddress;
   /** The running turns that asked for an approval: few, touched on this runner's context only. */
   private final Set<TurnApprovals> asking = new HashSet<>();
+  private final OfferedTools offeredTools = new OfferedTools();
 
   TurnRunner(Vertx vertx, ModelClient model, ConversationOptions options, ToolCatalog catalog, ToolDispatcher dispatcher) {
     this.vertx = vertx;
@@ -186,11 +187,13 @@ final class TurnRunner {
   /** One model call with the turn's pinned tool set; text deltas become turn events. */
   private Future<Timed> callModel(Turn t, JsonObject toolChoice) {
     Conversation c = t.conversation;
+    OfferedTools.Offer offer = offeredTools.offered(c.tools(), t.snapshot.anthropicTools());
     ModelRequest request = new ModelRequest()
       .setModel(modelName)
       .setSystem(c.system())
       .setMessages(options.getHistory().apply(c.history()))
-      .setTools(c.tools().select(t.snapshot.anthropicTools()))
+      .setTools(offer.tools())
+      .setToolsShared(offer.shared())
       .setMaxTokens(options.getMaxTokens());
     if (toolChoice != null && !request.getTools().isEmpty()) {
       request.setToolChoice(toolChoice);

@@ -35,6 +35,7 @@ public class ModelRequest {
   private Double temperature;
   private JsonObject metadata;
   private boolean stream;
+  private boolean toolsShared;
 
   /** An empty request with the defaults. */
   public ModelRequest() {
@@ -202,6 +203,27 @@ public class ModelRequest {
    */
   public ModelRequest setTools(JsonArray tools) {
     this.tools = tools == null ? new JsonArray() : tools;
+    return this;
+  }
+
+  /**
+   * @return whether the {@link #getTools() tools} array is a shared one that never changes
+   *     (see {@link #setToolsShared})
+   */
+  public boolean isToolsShared() {
+    return toolsShared;
+  }
+
+  /**
+   * Says that the {@link #getTools() tools} array (and every definition in it) is shared and
+   * never modified, as a catalog snapshot's is: a model client may then encode it once and
+   * reuse the bytes for every request that carries the same array. Not part of the JSON form.
+   *
+   * @param toolsShared whether the tools array never changes
+   * @return this
+   */
+  public ModelRequest setToolsShared(boolean toolsShared) {
+    this.toolsShared = toolsShared;
     return this;
   }
 

@@ -11,6 +11,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +29,7 @@ public abstract class BaseModelClient implements ModelClient {
 
   protected final ModelOptions options;
   protected final ModelHttp http;
+  private final EncodedTools tools = new EncodedTools();
   private final RetryPolicy retry;
   private final String url;
   private final MultiMap headers;
@@ -67,11 +69,16 @@ public abstract class BaseModelClient implements ModelClient {
    */
   protected abstract StreamAssembler assembler(Handler<ModelStreamEvent> handler, Supplier<String> requestId);
 
+  /** @return how many shared tools arrays this client encoded (each once while it keeps it) */
+  long toolsEncodings() {
+    return tools.encodings();
+  }
+
   @Override
   public Future<ModelResponse> send(ModelRequest request) {
-    JsonObject body;
+    Buffer body;
     try {
-      body = body(request, false);
+      body = tools.encode(request, body(request, false));
     } catch (ModelException e) {
       return Future.failedFuture(e);
     }
@@ -89,9 +96,9 @@ public abstract class BaseModelClient implements ModelClient {
 
   @Override
   public Future<ModelResponse> stream(ModelRequest request, Handler<ModelStreamEvent> handler) {
-    JsonObject body;
+    Buffer body;
     try {
-      body = body(request, true);
+      body = tools.encode(request, body(request, true));
     } catch (ModelException e) {
       return Future.failedFuture(e);
     }
@@ -104,7 +111,7 @@ public abstract class BaseModelClient implements ModelClient {
    * the caller is retried like any other transient failure, and the caller never sees an
    * attempt twice.
    */
-  private Future<ModelResponse> attempt(JsonObject body, MultiMap headers, Handler<ModelStreamEvent> handler) {
+  private Future<ModelResponse> attempt(Buffer body, MultiMap headers, Handler<ModelStreamEvent> handler) {
     List<ModelStreamEvent> held = new ArrayList<>(2);
     boolean[] delivered = {false};
     String[] requestId = {null};

@@ -95,11 +95,16 @@ public final class ModelHttp {
    * @return the parsed 2xx body, or a failed future with a {@link ModelException}
    */
   public Future<JsonResponse> postJson(String url, MultiMap headers, JsonObject body) {
+    return postJson(url, headers, body.toBuffer());
+  }
+
+  /** As {@link #postJson(String, MultiMap, JsonObject)}, with the body already encoded. */
+  public Future<JsonResponse> postJson(String url, MultiMap headers, Buffer body) {
     if (closed) {
       return Future.failedFuture(closedException());
     }
     return client.request(url, endpoint(url, headers).json())
-        .compose(req -> req.send(body.toBuffer()))
+        .compose(req -> req.send(body))
         .compose(resp -> boundedBody(resp).compose(b -> jsonResponse(resp, b)))
         .recover(err -> Future.failedFuture(transportFailure(err)));
   }
@@ -166,11 +171,17 @@ public final class ModelHttp {
    */
   public Future<Void> postSse(String url, MultiMap headers, JsonObject body, Handler<String> onStart,
       Handler<SseEvent> onEvent) {
+    return postSse(url, headers, body.toBuffer(), onStart, onEvent);
+  }
+
+  /** As {@link #postSse(String, MultiMap, JsonObject, Handler, Handler)}, with the body already encoded. */
+  public Future<Void> postSse(String url, MultiMap headers, Buffer body, Handler<String> onStart,
+      Handler<SseEvent> onEvent) {
     if (closed) {
       return Future.failedFuture(closedException());
     }
     return client.request(url, endpoint(url, headers).sse())
-        .compose(req -> req.send(body.toBuffer()))
+        .compose(req -> req.send(body))
         .recover(err -> Future.failedFuture(transportFailure(err)))
         .compose(resp -> {
           if (resp.statusCode() / 100 == 3) {
