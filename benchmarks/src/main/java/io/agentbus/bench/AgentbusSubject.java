@@ -52,7 +52,7 @@ class AgentbusSubject implements Subject {
   /** @return the create body offering exactly the workload's K tools {@code t0..t<K-1>} */
   static JsonObject createBody(Workload workload) {
     JsonArray offered = new JsonArray();
-    for (int i = 0; i < workload.k(); i++) {
+    for (int i = 0; i < workload.offered(); i++) {
       offered.add("mcp__" + SERVER + "__t" + i);
     }
     return new JsonObject().put("tools", offered);
@@ -85,8 +85,8 @@ class AgentbusSubject implements Subject {
 
   /** The bench MCP server's arguments: the workload's tools, reporting its timer lateness to the harness. */
   static List<String> benchServerArgs(Workload w) {
-    List<String> args = new ArrayList<>(List.of("--tools", String.valueOf(Math.max(8, w.k())), "--latency-ms",
-      String.valueOf(w.toolMs())));
+    List<String> args = new ArrayList<>(List.of("--tools", String.valueOf(Math.max(8, w.offered())), "--latency-ms",
+      String.valueOf(w.toolMs()), "--plain-tools", String.valueOf(w.k())));
     args.addAll(FloorProbe.listener().args());
     return args;
   }

@@ -28,12 +28,14 @@ public final class HttpBenchMcpServer extends VerticleBase {
 
   private static final long MAX_STREAMS = 1_000_000;
   private int tools;
+  private int plainTools;
   private long latencyMs;
   private FloorProbe.Reporter floor;
 
   @Override
   public Future<?> start() {
     tools = config().getInteger("tools");
+    plainTools = config().getInteger("plainTools", Integer.MAX_VALUE);
     latencyMs = config().getLong("latencyMs");
     floor = FloorProbe.Reporter.of(FloorProbe.TOOL, config().getInteger("probePort", 0));
     floor.probe(vertx);
@@ -68,7 +70,7 @@ public final class HttpBenchMcpServer extends VerticleBase {
       case "tools/list" -> {
         JsonArray list = new JsonArray();
         for (int i = 0; i < tools; i++) {
-          list.add(tool("t" + i, "Bench tool " + i));
+          list.add(i < plainTools ? tool("t" + i, "Bench tool " + i) : BenchMcpServer.realisticTool("t" + i));
         }
         list.add(tool("noop", "Answers at once"));
         reply(ctx, id, new JsonObject().put("tools", list));
@@ -109,6 +111,7 @@ public final class HttpBenchMcpServer extends VerticleBase {
     for (int i = 0; i + 1 < args.length; i += 2) {
       switch (args[i]) {
         case "--tools" -> config.put("tools", Integer.parseInt(args[i + 1]));
+        case "--plain-tools" -> config.put("plainTools", Integer.parseInt(args[i + 1]));
         case "--latency-ms" -> config.put("latencyMs", Long.parseLong(args[i + 1]));
         case "--probe-port" -> config.put("probePort", Integer.parseInt(args[i + 1]));
         default -> throw new IllegalArgumentException("unknown option " + args[i]);

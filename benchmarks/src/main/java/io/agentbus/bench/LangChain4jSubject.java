@@ -90,7 +90,7 @@ final class LangChain4jSubject implements Subject {
         .logEvents(false).build();
     mcp = new DefaultMcpClient.Builder().transport(transport).cacheToolList(true)
       .toolExecutionTimeout(Duration.ofMinutes(5)).build();
-    String[] offered = new String[workload.k()];
+    String[] offered = new String[workload.offered()];
     for (int i = 0; i < offered.length; i++) {
       offered[i] = "t" + i;
     }

@@ -21,7 +21,8 @@ final class ThroughputScenario {
 
   static List<Row> run(Settings s) throws Exception {
     List<Row> rows = new ArrayList<>();
-    Workload w = new Workload(s.integer("k", 3, 3), 0, 0, 0, s.string("mcp", "stdio", "stdio"));
+    int k = s.integer("k", 3, 3);
+    Workload w = new Workload(k, 0, 0, 0, s.string("mcp", "stdio", "stdio"), s.integer("offered", k, k));
     List<String> subjects = s.list("subjects", "serve,langchain4j,agentbus-sse,ceiling", "serve,agentbus,langchain4j");
     for (String c : s.list("cs", "64,512", "64")) {
       int conc = Integer.parseInt(c);

@@ -12,8 +12,22 @@ import io.vertx.core.json.JsonObject;
  * @param modelJitterMs extra uniform random model latency in [0, jitter]
  * @param toolMs latency of each tool call
  * @param mcp {@code stdio} or {@code http} (Streamable HTTP)
+ * @param offered tools offered to the model per call ({@code >= k}): {@code t0..t<offered-1>},
+ *     of which the first K are called; the others carry schemas of a realistic size (see
+ *     {@link BenchMcpServer}), as a host with several MCP servers offers
  */
-record Workload(int k, long modelMs, long modelJitterMs, long toolMs, String mcp) {
+record Workload(int k, long modelMs, long modelJitterMs, long toolMs, String mcp, int offered) {
+
+  /** The workload offering exactly the K tools it calls. */
+  Workload(int k, long modelMs, long modelJitterMs, long toolMs, String mcp) {
+    this(k, modelMs, modelJitterMs, toolMs, mcp, k);
+  }
+
+  Workload {
+    if (offered < k) {
+      throw new IllegalArgumentException("--offered " + offered + " is below --k " + k);
+    }
+  }
 
   /** @return the latency injected into one conversation (2 model calls + one parallel tool batch) */
   long injectedMs() {
@@ -28,6 +42,6 @@ record Workload(int k, long modelMs, long modelJitterMs, long toolMs, String mcp
 
   JsonObject toJson() {
     return new JsonObject().put("k", k).put("modelMs", modelMs).put("modelJitterMs", modelJitterMs).put("toolMs", toolMs)
-      .put("mcp", mcp);
+      .put("mcp", mcp).put("offered", offered);
   }
 }
