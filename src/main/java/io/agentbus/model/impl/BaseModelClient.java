@@ -69,11 +69,6 @@ public abstract class BaseModelClient implements ModelClient {
    */
   protected abstract StreamAssembler assembler(Handler<ModelStreamEvent> handler, Supplier<String> requestId);
 
-  /** @return how many shared tools arrays this client encoded (each once while it keeps it) */
-  long toolsEncodings() {
-    return tools.encodings();
-  }
-
   @Override
   public Future<ModelResponse> send(ModelRequest request) {
     Buffer body;

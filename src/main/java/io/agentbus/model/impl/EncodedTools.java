@@ -4,6 +4,7 @@ import io.agentbus.model.ModelRequest;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,7 +21,7 @@ final class EncodedTools {
 
   /** The most tools arrays kept; when full the map starts over (snapshots replace each other). */
   static final int MAX_ARRAYS = 16;
-  private static final byte[] TOOLS_MEMBER = ",\"tools\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  private static final byte[] TOOLS_MEMBER = ",\"tools\":".getBytes(StandardCharsets.US_ASCII);
 
   private final Map<Identity, byte[]> encoded = new ConcurrentHashMap<>();
   private final AtomicLong encodings = new AtomicLong();
