@@ -26,6 +26,11 @@ public final class Addresses {
   public static final String CATALOG_SYNC = "agentbus.events.catalog.sync";
   /** The conversation service: actions create, send, get, delete. */
   public static final String CONVERSATION = "agentbus.conversation";
+  /**
+   * Published (cluster-wide) once a conversation was deleted: {@code {id, tenant?}}. A server
+   * with {@code scope: conversation} closes that conversation's connection on it.
+   */
+  public static final String CONVERSATION_DELETED = CONVERSATION + ".deleted";
 
   private Addresses() {
   }

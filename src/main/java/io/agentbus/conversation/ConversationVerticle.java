@@ -509,6 +509,11 @@ public class ConversationVerticle extends VerticleBase {
         }
         c.release();
         msg.reply(new JsonObject().put("id", id).put("deleted", true));
+        JsonObject deleted = new JsonObject().put("id", id);
+        if (c.tenant() != null) {
+          deleted.put("tenant", c.tenant());
+        }
+        vertx.eventBus().publish(Addresses.CONVERSATION_DELETED, deleted);
       });
     });
   }

@@ -240,7 +240,7 @@ public final class AgentbusMetrics implements Shareable {
   /**
    * A scoped (per-tenant or per-conversation) connection of the server changed: {@code opened},
    * {@code failed} (it could not start), {@code exited}, or {@code closed_idle},
-   * {@code closed_lru}, {@code closed_stopping}. Never labelled by tenant.
+   * {@code closed_deleted}, {@code closed_lru}, {@code closed_stopping}. Never labelled by tenant.
    */
   public void scopedConnection(String server, String event) {
     scopedConnections.withTags("server", server, "event", event).increment();

@@ -212,4 +212,23 @@ class ScopedTenantsApiTest {
       ctx.completeNow();
     })));
   }
+
+  @Test
+  void deletingAConversationClosesItsConnectionAtOnce(Vertx vertx, VertxTestContext ctx) {
+    // whoconv keeps its default idleTimeoutMs (5 min): only the deletion can end the child within the test
+    request(HttpMethod.POST, "/v1/conversations", ACME).sendJsonObject(new JsonObject())
+      .map(r -> r.bodyAsJsonObject().getString("id"))
+      .compose(id -> request(HttpMethod.POST, "/v1/conversations/" + id + "/messages", ACME)
+        .sendJsonObject(new JsonObject().put("content", "CONVERSATION to delete"))
+        .compose(r -> request(HttpMethod.GET, "/v1/conversations/" + id, ACME).send())
+        .map(r -> reported(r.bodyAsJsonObject().getJsonArray("messages")).get(0).getLong("pid"))
+        .compose(pid -> {
+          ProcessHandle child = ProcessHandle.of(pid).orElseThrow();
+          return request(HttpMethod.DELETE, "/v1/conversations/" + id, ACME).send().compose(r -> {
+            ctx.verify(() -> assertEquals(204, r.statusCode()));
+            return Future.fromCompletionStage(child.onExit(), vertx.getOrCreateContext());
+          });
+        }))
+      .onComplete(ctx.succeedingThenComplete());
+  }
 }

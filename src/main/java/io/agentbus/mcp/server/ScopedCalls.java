@@ -1,5 +1,6 @@
 package io.agentbus.mcp.server;
 
+import io.agentbus.bus.Addresses;
 import io.agentbus.bus.FailureCodes;
 import io.agentbus.bus.SharedJsonCodec;
 import io.agentbus.mcp.CallOptions;
@@ -10,6 +11,7 @@ import io.agentbus.metrics.AgentbusMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonObject;
@@ -32,6 +34,8 @@ final class ScopedCalls {
   private final ScopedConnections connections;
   private final CallGate gate;
   private final AgentbusMetrics metrics;
+  /** {@code scope: conversation}: closes a deleted conversation's connection; else {@code null}. */
+  private final MessageConsumer<JsonObject> deletions;
 
   /**
    * @param connector makes each connection's client ({@code null}: {@code McpClient.forTenant} with its
@@ -49,6 +53,12 @@ final class ScopedCalls {
       connector != null ? connector : (key, resolved) -> McpClient.forTenant(vertx, resolved, key.tenant()), stableAfterMs);
     this.gate = new CallGate(vertx, name, options.getMaxConcurrentCalls(), options.getMaxQueuedCalls());
     this.metrics = AgentbusMetrics.get(vertx);
+    this.deletions = options.getScope() != McpServerOptions.Scope.CONVERSATION ? null
+      : vertx.eventBus().<JsonObject>consumer(Addresses.CONVERSATION_DELETED, m -> {
+        if (m.body() != null && m.body().getValue("id") instanceof String id) {
+          connections.conversationDeleted(new ScopeKey(m.body().getString("tenant"), id));
+        }
+      });
   }
 
   /** @return the options of the verticle's own connection, which lists the tools as no tenant */
@@ -128,6 +138,9 @@ final class ScopedCalls {
   /** Fails the queued calls and closes every connection (stdio children exit). */
   Future<Void> close() {
     gate.failQueued(failure(FailureCodes.UNAVAILABLE, McpServerVerticle.NOT_STARTED + "server '" + name + "' is stopping"));
+    if (deletions != null) {
+      deletions.unregister();
+    }
     return connections.close();
   }
 

@@ -50,6 +50,8 @@ final class ScopedConnections {
     String failure;
     int failures;
     long retryAtNanos;
+    /** Its conversation was deleted: it closes as soon as it is idle. */
+    boolean closeWhenIdle;
 
     Connection(ScopeKey key, McpClient client, int failuresBefore) {
       this.key = key;
@@ -154,7 +156,23 @@ final class ScopedConnections {
   void release(Connection c) {
     c.busy--;
     if (c.idle() && !c.removed) {
-      scheduleIdleClose(c, options.getIdleTimeoutMs());
+      scheduleIdleClose(c, c.closeWhenIdle ? 1 : options.getIdleTimeoutMs());
+    }
+  }
+
+  /**
+   * The conversation of {@code key} was deleted: its connection closes now (the child exits),
+   * or as soon as its last call ends.
+   */
+  void conversationDeleted(ScopeKey key) {
+    Connection c = connections.get(key);
+    if (c == null || c.removed) {
+      return;
+    }
+    if (c.idle()) {
+      closeConnection(c, "its conversation was deleted", "closed_deleted");
+    } else {
+      c.closeWhenIdle = true;
     }
   }
 

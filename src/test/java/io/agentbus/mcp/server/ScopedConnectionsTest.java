@@ -85,6 +85,13 @@ class ScopedConnectionsTest {
       .orElse(Future.succeededFuture());
   }
 
+  /** Completes once the server's status shows a scoped connection in use (asked again every 20 ms). */
+  static Future<Void> inUse(Vertx vertx, String server) {
+    return status(vertx, server).compose(st -> st.getJsonObject("scoped").getInteger("inUse") > 0
+      ? Future.succeededFuture()
+      : Future.<Void>future(p -> vertx.setTimer(20, t -> inUse(vertx, server).onComplete(p))));
+  }
+
   static ReplyException failure(Throwable err) {
     return assertInstanceOf(ReplyException.class, err);
   }
@@ -197,6 +204,48 @@ class ScopedConnectionsTest {
           });
           return again;
         });
+      }))
+      .onComplete(ctx.succeedingThenComplete());
+  }
+
+  @Test
+  void aDeletedConversationsConnectionClosesAtOnceAndOnlyItsOwn(Vertx vertx, VertxTestContext ctx) {
+    // an idle timeout far beyond the test's: only the deletion can close the connection
+    deploy(vertx, who("who-del", Scope.CONVERSATION).setIdleTimeoutMs(600_000))
+      .compose(id -> Future.all(whoami(vertx, "who-del", "acme", "c1", 0), whoami(vertx, "who-del", "acme", "c2", 0),
+        whoami(vertx, "who-del", "globex", "c1", 0)))
+      .compose(all -> {
+        JsonObject c1 = all.resultAt(0);
+        vertx.eventBus().publish(Addresses.CONVERSATION_DELETED, new JsonObject().put("id", "c1").put("tenant", "acme"));
+        return exited(vertx, c1.getLong("pid")).map(all);
+      })
+      .compose(all -> status(vertx, "who-del").map(st -> {
+        ctx.verify(() -> {
+          assertEquals(2, st.getJsonObject("scoped").getInteger("connections"), "acme/c2 and globex/c1 stay open");
+          JsonObject c2 = all.resultAt(1);
+          JsonObject g1 = all.resultAt(2);
+          assertTrue(ProcessHandle.of(c2.getLong("pid")).map(ProcessHandle::isAlive).orElse(false));
+          assertTrue(ProcessHandle.of(g1.getLong("pid")).map(ProcessHandle::isAlive).orElse(false));
+        });
+        return all;
+      }))
+      // a connection busy with a call when its conversation is deleted closes when the call ends
+      .compose(all -> {
+        Future<JsonObject> running = whoami(vertx, "who-del", "acme", "c2", 2_000);
+        return inUse(vertx, "who-del")
+          .compose(v -> {
+            vertx.eventBus().publish(Addresses.CONVERSATION_DELETED, new JsonObject().put("id", "c2").put("tenant", "acme"));
+            return running;
+          })
+          .compose(me -> {
+            JsonObject before = all.resultAt(1);
+            ctx.verify(() -> assertEquals(before.getLong("pid"), me.getLong("pid"), "the call ran on the open connection"));
+            return exited(vertx, me.getLong("pid")).map(me);
+          });
+      })
+      .compose(me -> status(vertx, "who-del").map(st -> {
+        ctx.verify(() -> assertEquals(1, st.getJsonObject("scoped").getInteger("connections")));
+        return st;
       }))
       .onComplete(ctx.succeedingThenComplete());
   }
