@@ -32,9 +32,23 @@ final class ServeChild {
   }
 
   static ServeChild spawn(Vertx vertx, Path agent, Path mcp) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-      "-cp", System.getProperty("java.class.path"), AgentMain.class.getName(), "serve",
-      "--config", agent.toString(), "--mcp-config", mcp.toString()));
+    return start(vertx, List.of("-cp", System.getProperty("java.class.path"), AgentMain.class.getName()), agent, mcp);
+  }
+
+  /**
+   * As {@link #spawn(Vertx, Path, Path)}, but from the built {@code target/agentbus.jar} (what a
+   * user runs: the shaded jar, with its own service registrations), with {@code jvmOptions}.
+   */
+  static ServeChild spawnJar(Vertx vertx, Path agent, Path mcp, List<String> jvmOptions) throws Exception {
+    List<String> launch = new ArrayList<>(jvmOptions);
+    launch.addAll(List.of("-jar", Path.of("target", "agentbus.jar").toAbsolutePath().toString()));
+    return start(vertx, launch, agent, mcp);
+  }
+
+  private static ServeChild start(Vertx vertx, List<String> launch, Path agent, Path mcp) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    cmd.addAll(launch);
+    cmd.addAll(List.of("serve", "--config", agent.toString(), "--mcp-config", mcp.toString()));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.environment().remove("ANTHROPIC_API_KEY");
     pb.environment().remove("OPENAI_API_KEY");
